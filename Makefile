@@ -1,0 +1,29 @@
+# One-command set-up: `make test` and `make train` create .venv if missing and install the
+# project into it. TORCH pins the CPU wheel this project is tested with; override it
+# (e.g. `make TORCH=torch train`) to let pip choose a CUDA build on a GPU machine.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+TORCH  ?= torch==2.13.0
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup test train bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH)"
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+train: $(STAMP)
+	$(PY) -m games perft connect4 rows=6 cols=7 6
+	$(PY) -m games playouts connect6 size=10 2
+
+clean:
+	rm -rf $(VENV) runs outputs .pytest_cache
