@@ -1,0 +1,218 @@
+"""Batched PUCT search: positions with known answers, exact convergence, backup signs,
+batched == single-tree, and arena exhaustion with tree reuse."""
+import numpy as np
+import pytest
+
+from alphazero.mcts import (IN_EDGE, NODES_USED, PARENT, STATUS, TO_PLAY, VISITS, BatchedSearch,
+                            SearchConfig)
+from games import ONGOING, make_game
+from tests.search_positions import (BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position,
+                                    winning_moves)
+
+
+def uniform_evaluator(planes, legal):
+    priors = legal.astype(np.float32)
+    return priors / priors.sum(axis=1, keepdims=True), np.zeros(len(planes), dtype=np.float32)
+
+
+def hashed_evaluator(planes, legal):
+    """Deterministic, position-dependent priors and values: a stand-in for a network."""
+    flat = planes.reshape(len(planes), -1)
+    weights = np.sin(np.arange(flat.shape[1]) * 0.37 + 1.0)
+    code = flat @ weights
+    actions = np.arange(legal.shape[1])
+    logits = np.sin(code[:, None] * 1.3 + actions[None, :] * 0.71)
+    priors = np.where(legal, np.exp(logits), 0.0)
+    priors /= priors.sum(axis=1, keepdims=True)
+    return priors.astype(np.float32), np.tanh(np.cos(code)).astype(np.float32)
+
+
+def best_move(game, state, simulations, evaluator=uniform_evaluator, **config):
+    search = BatchedSearch(game, 1, simulations, SearchConfig(**config))
+    search.set_root(0, state)
+    search.run(evaluator)
+    visits = search.visit_counts()[0]
+    return game.format_move(state, int(np.argmax(visits)))
+
+
+@pytest.mark.parametrize("case", WIN_IN_ONE + BLOCK_ONLY, ids=lambda c: f"{c[0]}-{c[4]}")
+def test_puct_finds_known_move(case):
+    name, params, moves, answers, _ = case
+    game, state = position(name, params, moves)
+    # The hand-written answer is proved by exhaustive search first.
+    proved = {game.format_move(state, a) for a in winning_moves(game, state, 1)}
+    if case in WIN_IN_ONE and name != "connect6":
+        assert proved == answers
+    # Uniform priors give no hint: the search must try every first stone and its replies.
+    assert best_move(game, state, 20000) in answers
+
+
+def test_puct_wins_through_an_othello_pass():
+    game, state, wins = othello_pass_win()
+    assert game.parse_move(state, best_move(game, state, 1500)) in wins
+
+
+def solve_connect4_4x4():
+    """Exact values (for the side to move) of every position reachable on 4x4 Connect-4,
+    keyed by the network encoding, by plain negamax with a memo."""
+    game = make_game("connect4", rows=4, cols=4)
+    by_planes = {}
+    memo = {}
+
+    def value(state):
+        key = state.tobytes()
+        if key in memo:
+            return memo[key]
+        code = game.status(state)
+        if code != ONGOING:
+            result = 0.0 if code == 3 else -1.0  # the side to move never just won
+        else:
+            result = -1.0
+            for action in game.legal_list(state):
+                child = state.copy()
+                game.play(child, action)
+                result = max(result, -value(child))
+            by_planes[game.encode(state).tobytes()] = result
+        memo[key] = result
+        return result
+
+    start = game.new_state()
+    return game, start, value, by_planes
+
+
+def decided_position(game, start, value):
+    """The first position (breadth-first) that the side to move wins by force in three
+    plies but not in one, so the search must look past the first move to see it. (Deeper
+    forced wins converge too, but slowly: PUCT averages in its exploration at every level.)"""
+    frontier = [start]
+    while frontier:
+        following = []
+        for state in frontier:
+            if value(state) == 1 and not winning_moves(game, state, 1) and winning_moves(game, state, 3):
+                return state
+            for action in game.legal_list(state):
+                child = state.copy()
+                game.play(child, action)
+                if game.status(child) == ONGOING:
+                    following.append(child)
+        frontier = following
+    raise AssertionError("4x4 Connect-4 has no decided position")
+
+
+def test_root_value_converges_to_the_solved_value():
+    game, start, value, by_planes = solve_connect4_4x4()
+    value(start)
+    state = decided_position(game, start, value)
+    truth = value(state)
+
+    def exact(planes, legal):
+        values = np.array([by_planes[p.tobytes()] for p in planes], dtype=np.float32)
+        return uniform_evaluator(planes, legal)[0], values
+
+    errors = []
+    for sims in (50, 400, 3000):
+        search = BatchedSearch(game, 1, sims)
+        search.set_root(0, state)
+        search.run(exact)
+        errors.append(abs(search.root_values()[0] - truth))
+    assert errors[-1] < 0.1
+    assert errors[-1] < errors[0]
+
+
+@pytest.mark.parametrize("name", ["connect6", "othello"])
+def test_backup_sign_follows_the_side_to_move(name):
+    """Every leaf evaluates to +0.6 for its own side to move. Each node's stored value must be
+    the sum of what its subtree saw, turned to the first player's view by the side to move
+    at each evaluated node, not by counting plies: a Connect6 pair keeps the side, and an
+    Othello pass is an ordinary action."""
+    if name == "connect6":
+        game, state = position("connect6", {"size": 7}, ["D4"])  # White places two stones
+    else:
+        game, state, _ = othello_pass_win()  # the winning lines go through a pass
+    leaf_value = 0.6
+
+    def constant(planes, legal):
+        return uniform_evaluator(planes, legal)[0], np.full(len(planes), leaf_value, np.float32)
+
+    search = BatchedSearch(game, 1, 200)
+    search.set_root(0, state)
+    search.run(constant)
+    nodes, value0 = search.nodes[0], search.value0[0]
+    used = search.trees[0, NODES_USED]
+    own = np.zeros(used)  # what each node itself contributed, first player's view
+    for n in range(used):
+        if nodes[n, STATUS] != ONGOING:
+            own[n] = nodes[n, VISITS] * {1: 1.0, 2: -1.0, 3: 0.0}[nodes[n, STATUS]]
+        else:
+            own[n] = leaf_value if nodes[n, TO_PLAY] == 0 else -leaf_value
+    expected = own.copy()
+    for n in range(used - 1, 0, -1):  # children are created after their parents
+        expected[nodes[n, PARENT]] += expected[n]
+    np.testing.assert_allclose(value0[:used], expected, atol=1e-9)
+    in_actions = [search.edge_action[0, nodes[n, IN_EDGE]] for n in range(1, used)]
+    if name == "connect6":
+        same_side = [n for n in range(1, used) if nodes[n, TO_PLAY] == nodes[nodes[n, PARENT], TO_PLAY]]
+        assert same_side  # the pair was really searched
+    else:
+        assert game.num_actions - 1 in in_actions  # a pass was really searched
+
+
+@pytest.mark.parametrize("name,params", [("connect4", {"rows": 6, "cols": 7}),
+                                         ("connect6", {"size": 8}),
+                                         ("othello", {"rules": "standard"})])
+def test_batched_equals_single_tree(name, params):
+    game = make_game(name, **params)
+    rng = np.random.default_rng(3)
+    states = []
+    for length in (0, 3, 6):
+        state = game.new_state()
+        for _ in range(length):
+            game.play(state, int(rng.choice(game.legal_list(state))))
+        states.append(state)
+    batched = BatchedSearch(game, len(states), 120)
+    for b, state in enumerate(states):
+        batched.set_root(b, state)
+    batched.run(hashed_evaluator)
+    together = batched.visit_counts()
+    for b, state in enumerate(states):
+        single = BatchedSearch(game, 1, 120)
+        single.set_root(0, state)
+        single.run(hashed_evaluator)
+        np.testing.assert_array_equal(single.visit_counts()[0], together[b])
+
+
+@pytest.mark.parametrize("leaves", [1, 4])
+@pytest.mark.parametrize("name,params", [("connect4", {"rows": 6, "cols": 7}),
+                                         ("connect6", {"size": 6}),
+                                         ("othello", {"rules": "course"})])
+def test_long_games_with_tiny_arenas_and_reuse(name, params, leaves):
+    game = make_game(name, **params)
+    config = SearchConfig(arena_factor=1.3, leaves_per_tree=leaves)
+    search = BatchedSearch(game, 4, 24, config, seed=1)
+    states = [game.new_state() for _ in range(4)]
+    for b, state in enumerate(states):
+        search.set_root(b, state)
+    reused = 0
+    while search.active.any():
+        search.run(hashed_evaluator, add_noise=True)
+        visits = search.visit_counts()
+        actions = search.choose(visits, 1.0)
+        for b in np.flatnonzero(search.active):
+            assert visits[b].sum() >= 24 - 1  # every search got its simulations
+            assert game.legal_mask(states[b])[actions[b]]
+            game.play(states[b], int(actions[b]))
+            search.advance(b, int(actions[b]))
+            np.testing.assert_array_equal(search.root_states[b], states[b])
+            reused += search.nodes[b, search.trees[b, 0], VISITS] > 0
+    assert all(game.status(s) != ONGOING for s in states)
+    assert reused > 0
+
+
+def test_choose_respects_temperature():
+    game = make_game("connect4", rows=6, cols=7)
+    search = BatchedSearch(game, 1, 4)
+    visits = np.array([[0, 10, 0, 30, 0, 0, 0]], dtype=np.float32)
+    assert search.choose(visits, 0.0)[0] == 3
+    picks = [search.choose(visits, 1.0)[0] for _ in range(400)]
+    assert set(picks) == {1, 3}
+    assert 0.15 < picks.count(1) / 400 < 0.35
