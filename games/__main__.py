@@ -6,28 +6,14 @@ import sys
 import time
 
 import numpy as np
-import yaml
 
 from games import GameError, make_game
+from games.cli import parse_overrides
 from games.perft import compiled
 from games.rng import make_rng
 
 USAGE = ("usage: python -m games perft GAME [key=value ...] DEPTH\n"
          "       python -m games playouts GAME [key=value ...] SECONDS")
-
-
-def parse_overrides(words: list[str]) -> dict:
-    """Hydra-style key=value words; values are read as YAML (numbers, [lists], null)."""
-    params = {}
-    for word in words:
-        key, sep, text = word.partition("=")
-        if not sep or not key:
-            raise GameError(f"expected key=value, got '{word}'.")
-        try:
-            params[key] = yaml.safe_load(text) if text else ""
-        except yaml.YAMLError:
-            raise GameError(f"cannot read the value of {key}: '{text}'.") from None
-    return params
 
 
 def _positive_number(text: str, what: str, cast):

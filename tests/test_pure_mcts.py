@@ -1,0 +1,46 @@
+"""Pure MCTS (UCT with random rollouts): known answers and the shape of its output."""
+import numpy as np
+import pytest
+
+from alphazero.pure_mcts import PureMCTS
+from games import make_game
+from tests.search_positions import BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position
+
+
+@pytest.mark.parametrize("case", WIN_IN_ONE + BLOCK_ONLY, ids=lambda c: f"{c[0]}-{c[4]}")
+def test_pure_mcts_finds_known_move(case):
+    name, params, moves, answers, _ = case
+    game, state = position(name, params, moves)
+    player = PureMCTS(game, 20000, seed=1)
+    assert game.format_move(state, int(player.best_actions(state)[0])) in answers
+
+
+def test_pure_mcts_wins_through_an_othello_pass():
+    game, state, wins = othello_pass_win()
+    assert int(PureMCTS(game, 3000, seed=2).best_actions(state)[0]) in wins
+
+
+def test_many_positions_at_once():
+    game = make_game("connect4", rows=6, cols=7)
+    start = game.new_state()
+    finished = start.copy()
+    game.play_moves(finished, [1, 2, 1, 2, 1, 2, 1])
+    states = np.stack([start, finished, start])
+    visits, values = PureMCTS(game, 500, seed=3).search(states)
+    assert visits[0].sum() == 500 and visits[2].sum() == 500  # one child per iteration
+    assert visits[1].sum() == 0  # a finished game is not searched
+    assert 0.0 <= values[0] <= 1.0
+    assert PureMCTS(game, 500).best_actions(states)[1] == -1
+
+
+def test_search_is_reproducible_with_a_seed():
+    game = make_game("othello", rules="course")
+    state = game.new_state()
+    a = PureMCTS(game, 800, seed=7).search(state)[0]
+    b = PureMCTS(game, 800, seed=7).search(state)[0]
+    np.testing.assert_array_equal(a, b)
+
+
+def test_bad_playout_count_is_refused():
+    with pytest.raises(ValueError, match="at least one playout"):
+        PureMCTS(make_game("connect4", rows=6, cols=7), 0)
