@@ -1,0 +1,51 @@
+"""Checkpoints: atomic writes, safe loads, and a check that a checkpoint fits the game.
+
+Files are written to a temporary name in the same folder, flushed to disk and renamed, so a
+run killed at any moment leaves either the previous file or the new one, never a torn one.
+Checkpoints hold tensors and plain data only and load with weights_only=True: a checkpoint
+someone shares cannot run code.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, unreadable or made for another game; one sentence."""
+
+
+def save_atomic(obj: dict, path: str | os.PathLike) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            torch.save(obj, stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def load(path: str | os.PathLike) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint at {path}.")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many kinds for a bad file
+        raise CheckpointError(f"cannot read checkpoint {path}: {error.__class__.__name__}.") from None
+
+
+def check_game(checkpoint: dict, game_name: str, game_params: dict, path) -> None:
+    """Refuse a checkpoint trained for another game or board."""
+    saved = (checkpoint.get("game"), checkpoint.get("game_params"))
+    if saved != (game_name, game_params):
+        raise CheckpointError(f"checkpoint {path} is for {saved[0]} {saved[1]}, "
+                              f"not {game_name} {game_params}.")

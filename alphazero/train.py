@@ -1,0 +1,181 @@
+"""Training entry point: `python -m alphazero.train game=connect6 [overrides]`.
+
+The loop: collect new self-play positions from the pool, store them (with symmetry images)
+in the replay buffer, take gradient steps in proportion to the new positions, publish the
+new weights to the pool, log to TensorBoard, and checkpoint at least every few minutes.
+Killed at any moment, `train.resume=true` continues from the last checkpoint.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+import numpy as np
+import torch
+from omegaconf import DictConfig, OmegaConf
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from alphazero import checkpoint
+from alphazero.config import (ConfigError, build_game, search_config, selfplay_config, validate,
+                              worker_count)
+from alphazero.network import build_model, select_device
+from alphazero.pool import InlinePool, LocalPool, WorkerSpec, weights_to_bytes
+from alphazero.replay import ReplayBuffer
+from alphazero.trainer import Trainer
+from games import FIRST_WON, GameError
+
+
+class TrainingRun:
+    def __init__(self, cfg: DictConfig, run_dir: Path):
+        self.cfg = cfg
+        self.game = build_game(cfg)
+        self.game_params = self.game.params()
+        self.device = select_device(cfg.device)
+        torch.manual_seed(cfg.seed)
+        sizes = OmegaConf.to_container(cfg.model.sizes)
+        self.model = build_model(cfg.model.kind, self.game, **sizes).to(self.device)
+        self.trainer = Trainer(self.model, lr=cfg.train.lr, weight_decay_l2=cfg.train.l2,
+                               optimizer=cfg.train.optimizer, device=self.device)
+        g = self.game
+        self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.counters = {"round": 0, "games": 0, "positions": 0, "steps": 0, "train_samples": 0.0}
+        self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.run_name(cfg)
+        self.run_dir = run_dir
+        self.writer = SummaryWriter(str(run_dir))
+        self.spec = WorkerSpec(
+            game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
+            model_sizes=sizes, device=cfg.device, precision=cfg.selfplay.precision,
+            selfplay=selfplay_config(cfg), search=search_config(cfg), seed=cfg.seed)
+
+    @staticmethod
+    def run_name(cfg: DictConfig) -> str:
+        """The name chosen with game= (so connect4 and connect4_classic never mix)."""
+        return cfg.run_name or cfg.game.name
+
+    # --- checkpoints ------------------------------------------------------------------
+    def save(self) -> None:
+        checkpoint.save_atomic(self.replay.state_dict(), self.checkpoint_dir / "replay.pt")
+        checkpoint.save_atomic({
+            "game": self.game.name, "game_params": self.game_params,
+            "model_kind": self.cfg.model.kind,
+            "model_sizes": OmegaConf.to_container(self.cfg.model.sizes),
+            "model": self.model.state_dict(), "optimizer": self.trainer.state_dict(),
+            "counters": dict(self.counters),
+            "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
+            "config": OmegaConf.to_container(self.cfg, resolve=True),
+        }, self.checkpoint_dir / "latest.pt")
+
+    def resume(self, target) -> None:
+        path = self.checkpoint_dir / "latest.pt" if target is True else Path(str(target))
+        state = checkpoint.load(path)
+        checkpoint.check_game(state, self.game.name, self.game_params, path)
+        self.model.load_state_dict(state["model"])
+        self.trainer.load_state_dict(state["optimizer"])
+        self.counters.update(state["counters"])
+        self.rng.bit_generator.state = state["rng"]["numpy"]
+        torch.set_rng_state(state["rng"]["torch"])
+        replay_path = path.parent / "replay.pt"
+        if replay_path.is_file():
+            self.replay.load_state_dict(checkpoint.load(replay_path))
+        tqdm.write(f"resumed from {path}: {self.counters['games']} games, "
+                   f"{self.counters['steps']} steps, {len(self.replay)} samples in the buffer")
+
+    # --- the loop -----------------------------------------------------------------------
+    def make_pool(self):
+        workers = worker_count(self.cfg.selfplay.workers)
+        return InlinePool(self.spec) if workers == 0 else LocalPool(self.spec, workers)
+
+    def finished(self, started: float) -> bool:
+        t = self.cfg.train
+        return ((t.max_games is not None and self.counters["games"] >= t.max_games)
+                or (t.max_minutes is not None and time.time() - started >= 60 * t.max_minutes))
+
+    def run(self) -> None:
+        cfg = self.cfg
+        self.writer.add_text("config", "```\n" + OmegaConf.to_yaml(cfg, resolve=True) + "\n```")
+        if cfg.train.resume:
+            self.resume(cfg.train.resume)
+        pool = self.make_pool()
+        pool.start(weights_to_bytes(self.model.state_dict()))
+        started = last_save = time.time()
+        progress = tqdm(total=cfg.train.max_games, initial=self.counters["games"], unit="game",
+                        desc=f"{self.run_name(cfg)} self-play", dynamic_ncols=True)
+        try:
+            while not self.finished(started):
+                self.one_round(pool, progress)
+                pool.publish(weights_to_bytes(self.model.state_dict()))
+                if time.time() - last_save >= 60 * cfg.train.checkpoint_minutes:
+                    self.save()
+                    last_save = time.time()
+        except KeyboardInterrupt:
+            tqdm.write("interrupted: saving a checkpoint before stopping")
+        finally:
+            pool.stop()
+            progress.close()
+            self.save()
+            self.writer.close()
+        tqdm.write(f"checkpoint: {self.checkpoint_dir / 'latest.pt'}   TensorBoard: "
+                   f"tensorboard --logdir {self.run_dir.parent}")
+
+    def one_round(self, pool, progress) -> None:
+        cfg, c = self.cfg, self.counters
+        began = time.time()
+        games = pool.collect(cfg.train.positions_per_round)
+        seconds = max(time.time() - began, 1e-9)
+        positions = sum(g.length for g in games)
+        for record in games:
+            self.replay.add_game(record.planes.astype(np.float32), record.pis, record.zs,
+                                 record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
+        c["round"] += 1
+        c["games"] += len(games)
+        c["positions"] += positions
+        step = c["games"]
+        w = self.writer
+        w.add_scalar("selfplay/games_per_s", len(games) / seconds, step)
+        w.add_scalar("selfplay/positions_per_s", positions / seconds, step)
+        w.add_scalar("selfplay/game_length", positions / max(len(games), 1), step)
+        w.add_scalar("selfplay/first_player_win_rate",
+                     sum(g.result == FIRST_WON for g in games) / max(len(games), 1), step)
+        w.add_scalar("replay/size", len(self.replay), step)
+        w.add_scalar("pool/workers_alive", pool.workers_alive, step)
+        w.add_scalar("pool/restarts", pool.restarts, step)
+        progress.update(len(games))
+        if len(self.replay) < cfg.train.min_replay:
+            progress.set_postfix(buffer=len(self.replay), waiting_for=cfg.train.min_replay)
+            return
+        # Steps in proportion to new positions, so faster self-play does not change learning.
+        c["train_samples"] += positions * cfg.train.sample_ratio
+        steps = int(c["train_samples"] // cfg.train.batch_size)
+        c["train_samples"] -= steps * cfg.train.batch_size
+        metrics = {}
+        for _ in range(steps):
+            planes, pis, zs = self.replay.sample(cfg.train.batch_size, self.rng)
+            metrics = self.trainer.train_step(planes, pis, zs)
+            c["steps"] += 1
+            for tag, value in metrics.items():
+                w.add_scalar(tag, value, c["steps"])
+        if metrics:
+            progress.set_postfix(loss=f"{metrics['loss/total']:.3f}",
+                                 entropy=f"{metrics['policy/entropy']:.2f}", steps=c["steps"])
+
+
+@hydra.main(version_base=None, config_path="../conf", config_name="config")
+def main(cfg: DictConfig) -> None:
+    hydra_cfg = HydraConfig.get()
+    if cfg.run_name is None:
+        cfg.run_name = hydra_cfg.runtime.choices.get("game")
+    try:
+        validate(cfg)
+        TrainingRun(cfg, Path(hydra_cfg.runtime.output_dir)).run()
+    except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
