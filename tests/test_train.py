@@ -1,0 +1,108 @@
+"""The training entry point end to end: TensorBoard tags, checkpoints, resume, kills, errors."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from alphazero import checkpoint
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.workers=0",
+        "selfplay.games_in_parallel=8", "train.positions_per_round=60", "train.min_replay=100",
+        "train.batch_size=32", "replay.capacity=5000", "model.sizes.channels=[8,8,8]"]
+
+
+def train(tmp_path, *overrides, timeout=240):
+    args = [sys.executable, "-m", "alphazero.train", *TINY,
+            f"hydra.run.dir={tmp_path}/runs/{len(list(tmp_path.glob('runs/*')))}",
+            f"train.checkpoint_dir={tmp_path}/checkpoints", *overrides]
+    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def scalar_tags(run_dir):
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    return set(events.Tags()["scalars"])
+
+
+def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
+    first = train(tmp_path, "train.max_games=24")
+    assert first.returncode == 0, first.stderr
+    tags = scalar_tags(tmp_path / "runs" / "0")
+    for tag in ("loss/total", "loss/value", "loss/policy", "loss/l2", "policy/entropy",
+                "policy/kl", "lr", "selfplay/games_per_s", "selfplay/positions_per_s",
+                "selfplay/game_length", "selfplay/first_player_win_rate", "replay/size"):
+        assert tag in tags
+    latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
+    saved = torch.load(latest, weights_only=True)
+    assert saved["counters"]["steps"] > 0 and saved["counters"]["games"] >= 24
+    assert (latest.parent / "replay.pt").is_file()
+
+    second = train(tmp_path, "train.max_games=48", "train.resume=true")
+    assert second.returncode == 0, second.stderr
+    resumed = torch.load(latest, weights_only=True)
+    assert resumed["counters"]["games"] >= 48
+    assert resumed["counters"]["steps"] > saved["counters"]["steps"]
+    assert "resumed from" in second.stderr + second.stdout
+
+
+def test_checkpoint_for_another_game_is_refused(tmp_path):
+    assert train(tmp_path, "train.max_games=8", "train.min_replay=100000").returncode == 0
+    latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
+    other = train(tmp_path, "game=othello", f"train.resume={latest}", "train.max_games=8")
+    assert other.returncode != 0
+    assert "is for connect4" in other.stderr
+    assert "Traceback" not in other.stderr
+
+
+@pytest.mark.parametrize("override,words", [
+    ("mcts.simulations=-5", "mcts.simulations"),
+    ("game=chess", "game"),
+    ("game.params.rows=3", "rows"),
+    ("selfplay.workers=-1", "selfplay.workers"),
+])
+def test_bad_overrides_give_one_line(tmp_path, override, words):
+    result = train(tmp_path, override, timeout=120)
+    assert result.returncode != 0
+    assert words in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
+    path = tmp_path / "latest.pt"
+    checkpoint.save_atomic({"version": 1}, path)
+
+    def torn_save(obj, stream):
+        stream.write(b"half a checkpoint")
+        raise KeyboardInterrupt  # the process is stopped in the middle of writing
+
+    monkeypatch.setattr(checkpoint.torch, "save", torn_save)
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint.save_atomic({"version": 2}, path)
+    monkeypatch.undo()
+    assert checkpoint.load(path) == {"version": 1}
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
+    args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
+            "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/kill",
+            f"train.checkpoint_dir={tmp_path}/checkpoints"]
+    process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
+    deadline = time.time() + 120
+    while not latest.exists() and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.5)  # checkpoints are now written every round: kill somewhere among them
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert checkpoint.load(latest)["counters"]["games"] > 0
+    assert checkpoint.load(latest.parent / "replay.pt")
+    resumed = train(tmp_path, "train.resume=true", "train.max_games=1")
+    assert resumed.returncode == 0, resumed.stderr
