@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from games.arrays import copy_into
 from games.specialize import specialize
 
 # nodes[b, n, :] fields
@@ -138,7 +139,7 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
         for pending in range(leaves_per_tree):
             if trees[b, SIMS] + pending >= target_sims:
                 break
-            state[:] = root_states[b]
+            copy_into(state, root_states[b])
             n = trees[b, ROOT]
             collided = False
             while True:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from games.arrays import copy_into
 from games.rng import make_rng, rand_below
 from games.specialize import specialize
 
@@ -85,7 +86,7 @@ def search_one(root_state, iterations, exploration, rng, nodes, wins0, edge_acti
     create_node(nodes, wins0, 0, -1, root_state)
     edges_used = 0
     for _ in range(iterations):
-        state[:] = root_state
+        copy_into(state, root_state)
         n = 0
         # Select through fully expanded nodes.
         while nodes[n, STATUS] == 0:
@@ -176,7 +177,10 @@ class PureMCTS:
 
     def best_actions(self, states: np.ndarray) -> np.ndarray:
         """The most visited root action for each position (ties broken at random)."""
-        visits, _ = self.search(states)
+        return self.best_actions_from(self.search(states)[0])
+
+    def best_actions_from(self, visits: np.ndarray) -> np.ndarray:
+        """The most visited action per row of visit counts; -1 where nothing was searched."""
         actions = np.full(len(visits), -1, dtype=np.int64)
         for b, counts in enumerate(visits):
             if counts.max() > 0:

@@ -13,7 +13,7 @@ from games.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, Game, GameError
 __all__ = ["Game", "GameError", "ONGOING", "FIRST_WON", "SECOND_WON", "DRAW",
            "game_names", "make_game"]
 
-_INFRASTRUCTURE = {"base", "rng", "specialize", "perft", "cli", "params"}
+_INFRASTRUCTURE = {"arrays", "base", "cli", "perft", "rng", "specialize"}
 
 
 def _registry() -> dict:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from games.arrays import copy_into
 from games.specialize import specialize
 
 # The names below (status, legal_actions, play, random_playout, ply) are bound to one game's
@@ -37,7 +38,7 @@ def perft(root, depth, num_actions):
             continue
         next_action[level] = a + 1
         child = states[level + 1]
-        child[:] = states[level]
+        copy_into(child, states[level])
         play(child, a)  # noqa: F821
         if status(child) != 0:
             continue  # finished before the last ply: it contributes nothing deeper
@@ -55,7 +56,7 @@ def run_playouts(start, rng, count, outcomes):
     state = start.copy()
     plies = 0
     for _ in range(count):
-        state[:] = start
+        copy_into(state, start)
         outcomes[random_playout(state, rng)] += 1  # noqa: F821
         plies += ply(state) - ply(start)  # noqa: F821
     return plies

@@ -1,0 +1,1 @@
+"""AlphaZero pipeline: search, networks, replay, training and evaluation (see DESIGN.md)."""

@@ -1,0 +1,99 @@
+"""Players for matches, play against a human and the GTP engine.
+
+A player picks one move for each of a batch of positions at once (so a match over many
+games calls it once per turn, not once per game): `best_actions(states) -> actions`, and
+`last_values` holds its value estimate of each position for the side to move, in [-1, 1].
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from omegaconf import DictConfig
+
+from alphazero import checkpoint
+from alphazero.mcts import BatchedSearch, SearchConfig
+from alphazero.network import Inference, build_model, select_device
+from alphazero.pure_mcts import PureMCTS
+
+PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained"
+
+
+class AlphaZeroPlayer:
+    """The network guiding PUCT, without noise, playing the most visited move."""
+
+    def __init__(self, game, inference, simulations: int, search_config: SearchConfig | None = None,
+                 seed: int = 0):
+        self.game = game
+        self.inference = inference
+        self.simulations = simulations
+        self.search_config = search_config or SearchConfig()
+        self.seed = seed
+        self._searches: dict[int, BatchedSearch] = {}
+        self.last_values = np.zeros(0, dtype=np.float32)
+
+    def _search_for(self, count: int) -> BatchedSearch:
+        if count not in self._searches:
+            self._searches[count] = BatchedSearch(self.game, count, self.simulations,
+                                                  self.search_config, seed=self.seed)
+        return self._searches[count]
+
+    def best_actions(self, states: np.ndarray) -> np.ndarray:
+        states = np.atleast_2d(states)
+        search = self._search_for(len(states))
+        for b, state in enumerate(states):
+            search.set_root(b, state)
+        search.run(self.inference)
+        self.last_values = search.root_values()
+        actions = search.choose(search.visit_counts(), 0.0)
+        actions[~search.active] = -1
+        return actions
+
+
+class PureMCTSPlayer:
+    """Pure MCTS at a fixed number of playouts per move: the strength yardstick."""
+
+    def __init__(self, game, playouts: int, seed: int = 0):
+        self.mcts = PureMCTS(game, playouts, seed=seed)
+        self.playouts = playouts
+        self.last_values = np.zeros(0, dtype=np.float32)
+
+    def best_actions(self, states: np.ndarray) -> np.ndarray:
+        visits, values = self.mcts.search(np.atleast_2d(states))
+        self.last_values = (2.0 * values - 1.0).astype(np.float32)  # [0, 1] reward -> [-1, 1]
+        return self.mcts.best_actions_from(visits)
+
+
+def default_checkpoint(game_name: str, game_params: dict) -> Path | None:
+    """The shipped checkpoint for this game, if there is one that fits its parameters."""
+    for path in sorted(PRETRAINED_DIR.glob(f"{game_name}*.pt")):
+        saved = checkpoint.load(path)
+        if saved.get("game") == game_name and saved.get("game_params") == game_params:
+            return path
+    return None
+
+
+def load_network(path, game, device: str = "auto", precision: str = "auto") -> Inference:
+    """The checkpoint's network, ready for search; refuses one made for another game."""
+    saved = checkpoint.load(path)
+    checkpoint.check_game(saved, game.name, game.params(), path)
+    model = build_model(saved["model_kind"], game, **saved["model_sizes"])
+    model.load_state_dict(saved["model"])
+    torch_device = select_device(device)
+    return Inference(model.to(torch_device), torch_device, precision)
+
+
+def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: int = 0):
+    """`kind` 'az' (a checkpoint, or the shipped one) or 'pure' (cfg.pure.playouts)."""
+    if kind == "pure":
+        return PureMCTSPlayer(game, cfg.pure.playouts, seed=seed)
+    if kind != "az":
+        raise ValueError(f"unknown player '{kind}'; choose az or pure.")
+    path = checkpoint_path or default_checkpoint(game.name, game.params())
+    if path is None:
+        raise checkpoint.CheckpointError(
+            f"no checkpoint given and none shipped for {game.name} {game.params()}; "
+            "pass checkpoint=PATH or use player=pure.")
+    inference = load_network(path, game, cfg.device, cfg.selfplay.precision)
+    search = SearchConfig(c_puct=cfg.mcts.c_puct, fpu_reduction=cfg.mcts.fpu_reduction)
+    return AlphaZeroPlayer(game, inference, cfg.mcts.simulations, search, seed=seed)

@@ -1,0 +1,95 @@
+"""Trainer: the loss falls on a fixed batch, metrics are complete and sane, state saves."""
+import copy
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from alphazero.network import build_model
+from alphazero.trainer import Trainer, measure_training
+
+SPEC = SimpleNamespace(planes=2, height=4, width=5, num_actions=20)
+KINDS = {"cnn": {"channels": (16, 16, 16)}, "resnet": {"blocks": 2, "channels": 16}}
+METRICS = {"loss/total", "loss/value", "loss/policy", "loss/l2", "policy/entropy",
+           "policy/kl", "lr"}
+
+
+def make(kind: str) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return build_model(kind, SPEC, **KINDS[kind])
+
+
+def fixed_batch(size: int = 32):
+    """Distinct random positions with one-hot policy targets, so the loss can approach 0."""
+    rng = np.random.default_rng(0)
+    planes = rng.integers(0, 2, (size, SPEC.planes, SPEC.height, SPEC.width)).astype(np.float32)
+    pis = np.eye(SPEC.num_actions, dtype=np.float32)[rng.integers(0, SPEC.num_actions, size)]
+    zs = rng.choice(np.array([-1, 0, 1], dtype=np.float32), size)
+    return planes, pis, zs
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_loss_falls_on_a_fixed_batch(kind):
+    trainer = Trainer(make(kind), lr=1e-3)
+    batch = fixed_batch()
+    history = [trainer.train_step(*batch) for _ in range(200)]
+    for metrics in history:
+        assert set(metrics) == METRICS
+        assert all(math.isfinite(value) for value in metrics.values())
+        assert metrics["policy/kl"] >= 0
+    first, last = history[0], history[-1]
+    assert last["loss/policy"] < 0.5 * first["loss/policy"]
+    assert last["loss/value"] < 0.5 * first["loss/value"]
+    assert last["loss/total"] < 0.5 * first["loss/total"]
+    assert last["policy/entropy"] < first["policy/entropy"]
+    assert first["lr"] == 1e-3
+
+
+def test_l2_term_is_the_weighted_sum_of_squared_weights():
+    model = make("resnet")
+    weights = [p.detach().clone() for p in model.parameters() if p.dim() > 1]
+    metrics = Trainer(model, weight_decay_l2=1e-3).train_step(*fixed_batch())
+    assert metrics["loss/l2"] == pytest.approx(1e-3 * sum(float((w ** 2).sum()) for w in weights),
+                                               rel=1e-5)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_kl_is_zero_when_the_weights_do_not_move(kind):
+    trainer = Trainer(make(kind), lr=0.0, optimizer="sgd")
+    assert abs(trainer.train_step(*fixed_batch())["policy/kl"]) < 1e-6
+
+
+def test_a_step_updates_batch_norm_statistics_once():
+    model = make("resnet")
+    reference = copy.deepcopy(model).train()
+    planes, pis, zs = fixed_batch()
+    with torch.no_grad():
+        reference(torch.from_numpy(planes))
+    Trainer(model, lr=0.0, optimizer="sgd").train_step(planes, pis, zs)
+    for got, want in zip(model.buffers(), reference.buffers()):
+        assert torch.equal(got, want)
+
+
+def test_optimizer_state_round_trip(tmp_path):
+    trainer = Trainer(make("cnn"))
+    trainer.train_step(*fixed_batch())
+    torch.save(trainer.state_dict(), tmp_path / "optimizer.pt")
+    restored = Trainer(make("cnn"))
+    restored.load_state_dict(torch.load(tmp_path / "optimizer.pt", weights_only=True))
+    saved, loaded = trainer.state_dict()["state"], restored.state_dict()["state"]
+    assert saved.keys() == loaded.keys()
+    for key in saved:
+        assert torch.equal(saved[key]["exp_avg"], loaded[key]["exp_avg"])
+
+
+def test_bad_settings_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown optimizer 'rmsprop'"):
+        Trainer(make("cnn"), optimizer="rmsprop")
+    with pytest.raises(ValueError, match="mixed-precision training needs a CUDA device"):
+        Trainer(make("cnn"), device="cpu", mixed_precision=True)
+
+
+def test_measure_training_reports_a_rate():
+    assert measure_training(Trainer(make("cnn")), SPEC, batch_size=8, seconds=0.05) > 0
