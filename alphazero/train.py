@@ -22,7 +22,9 @@ from tqdm import tqdm
 from alphazero import checkpoint
 from alphazero.config import (ConfigError, build_game, search_config, selfplay_config, validate,
                               worker_count)
-from alphazero.network import build_model, select_device
+from alphazero.evaluate import Gate
+from alphazero.network import Inference, build_model, select_device
+from alphazero.players import AlphaZeroPlayer, make_player
 from alphazero.pool import InlinePool, LocalPool, WorkerSpec, weights_to_bytes
 from alphazero.replay import ReplayBuffer
 from alphazero.trainer import Trainer
@@ -43,7 +45,8 @@ class TrainingRun:
         g = self.game
         self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
         self.rng = np.random.default_rng(cfg.seed)
-        self.counters = {"round": 0, "games": 0, "positions": 0, "steps": 0, "train_samples": 0.0}
+        self.counters = {"round": 0, "games": 0, "positions": 0, "steps": 0, "train_samples": 0.0,
+                         "eval_level": cfg.eval.start_level, "eval_best_rate": -1.0}
         self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.run_name(cfg)
         self.run_dir = run_dir
         self.writer = SummaryWriter(str(run_dir))
@@ -58,16 +61,19 @@ class TrainingRun:
         return cfg.run_name or cfg.game.name
 
     # --- checkpoints ------------------------------------------------------------------
+    def network_payload(self) -> dict:
+        """What play, engine and evaluate need to rebuild the network (best.pt is this)."""
+        return {"game": self.game.name, "game_params": self.game_params,
+                "model_kind": self.cfg.model.kind,
+                "model_sizes": OmegaConf.to_container(self.cfg.model.sizes),
+                "model": self.model.state_dict(), "counters": dict(self.counters),
+                "config": OmegaConf.to_container(self.cfg, resolve=True)}
+
     def save(self) -> None:
         checkpoint.save_atomic(self.replay.state_dict(), self.checkpoint_dir / "replay.pt")
         checkpoint.save_atomic({
-            "game": self.game.name, "game_params": self.game_params,
-            "model_kind": self.cfg.model.kind,
-            "model_sizes": OmegaConf.to_container(self.cfg.model.sizes),
-            "model": self.model.state_dict(), "optimizer": self.trainer.state_dict(),
-            "counters": dict(self.counters),
+            **self.network_payload(), "optimizer": self.trainer.state_dict(),
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
-            "config": OmegaConf.to_container(self.cfg, resolve=True),
         }, self.checkpoint_dir / "latest.pt")
 
     def resume(self, target) -> None:
@@ -109,6 +115,8 @@ class TrainingRun:
             while not self.finished(started):
                 self.one_round(pool, progress)
                 pool.publish(weights_to_bytes(self.model.state_dict()))
+                if cfg.eval.interval and self.counters["round"] % cfg.eval.interval == 0:
+                    self.gate(progress)
                 if time.time() - last_save >= 60 * cfg.train.checkpoint_minutes:
                     self.save()
                     last_save = time.time()
@@ -121,6 +129,30 @@ class TrainingRun:
             self.writer.close()
         tqdm.write(f"checkpoint: {self.checkpoint_dir / 'latest.pt'}   TensorBoard: "
                    f"tensorboard --logdir {self.run_dir.parent}")
+
+    def gate(self, progress) -> None:
+        """Play the gating match and save best.pt when the network passes it."""
+        c = self.counters
+        gate = Gate(self.game, self.cfg.eval, c["eval_level"], c["eval_best_rate"], seed=c["round"])
+        simulations = self.cfg.eval.simulations or self.cfg.mcts.simulations
+        player = AlphaZeroPlayer(self.game, Inference(self.model, self.device, self.cfg.selfplay.precision),
+                                 simulations, self.spec.search)
+        best_path = self.checkpoint_dir / "best.pt"
+        best = (make_player(self.game, self.cfg, "az", best_path)
+                if self.cfg.eval.gate == "previous" and best_path.is_file() else None)
+        level = gate.level
+        result, promoted = gate.evaluate(player, best)
+        if promoted:
+            checkpoint.save_atomic(self.network_payload(), best_path)
+        c["eval_level"], c["eval_best_rate"] = gate.level, gate.best_rate
+        w, step = self.writer, c["games"]
+        w.add_scalar("eval/win_rate", result.win_rate, step)
+        w.add_scalar("eval/draw_rate", result.draw_rate, step)
+        w.add_scalar("eval/pure_mcts_level", level, step)
+        w.add_scalar("eval/best_updated", float(promoted), step)
+        opponent = f"pure MCTS {level}" if self.cfg.eval.gate == "pure" else "best"
+        tqdm.write(f"gate vs {opponent}: {result.wins}-{result.draws}-{result.losses}"
+                   + (" -> best.pt" if promoted else ""))
 
     def one_round(self, pool, progress) -> None:
         cfg, c = self.cfg, self.counters

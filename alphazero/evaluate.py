@@ -1,0 +1,187 @@
+"""Matches between any two players, gating during training, and the strength ladder.
+
+`python -m alphazero.evaluate game=connect6 checkpoint=PATH eval.levels=[1000,2000] eval.games=20`
+plays the checkpoint against pure MCTS at each level (playouts per move), colours
+alternating, all games of a level at once, and prints a table (with a 95% Wilson interval on
+the win rate) that it also writes as JSON to its run directory. `opponent=PATH` plays two
+checkpoints head to head instead.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import hydra
+import numpy as np
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+from tqdm import tqdm
+
+from alphazero import checkpoint
+from alphazero.config import ConfigError, build_game
+from alphazero.players import PureMCTSPlayer, make_player
+from games import DRAW, FIRST_WON, ONGOING, GameError
+
+
+@dataclass
+class MatchResult:
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def draw_rate(self) -> float:
+        return self.draws / self.games if self.games else 0.0
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """Wilson 95% interval of the win rate."""
+        n, p = self.games, self.win_rate
+        if n == 0:
+            return 0.0, 1.0
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def play_match(game, player, opponent, games: int, seed: int = 0, progress=None) -> MatchResult:
+    """`games` games, all at once, `player` taking the first move in the even ones. Each pair
+    of games is played on the same board (Connect-4 draws one per game) with colours swapped.
+    Counts are from `player`'s view."""
+    rng = np.random.default_rng(seed)
+    states, player_first = [], []
+    for i in range(games):
+        if i % 2 == 0:
+            board = game.new_state(rng)
+        states.append(board.copy())
+        player_first.append(i % 2 == 0)
+    states = np.stack(states)
+    player_first = np.array(player_first)
+    while True:
+        ongoing = np.array([game.status(s) == ONGOING for s in states])
+        if not ongoing.any():
+            break
+        first_to_move = np.array([game.to_move(s) == 0 for s in states])
+        players_turn = first_to_move == player_first
+        for side, who in ((player, players_turn), (opponent, ~players_turn)):
+            batch = np.flatnonzero(ongoing & who)
+            if len(batch):
+                for b, action in zip(batch, side.best_actions(states[batch])):
+                    game.play(states[b], int(action))
+        if progress is not None:
+            finished = games - sum(game.status(s) == ONGOING for s in states)
+            progress.update(finished - progress.n)
+    wins = draws = 0
+    for state, first in zip(states, player_first):
+        code = game.status(state)
+        draws += code == DRAW
+        wins += code != DRAW and (code == FIRST_WON) == first
+    return MatchResult(games, int(wins), int(draws), int(games - wins - draws))
+
+
+class Gate:
+    """Decides when the training network becomes `best`.
+
+    gate='pure' (the seed design's rule): play pure MCTS at the current level; a clean sweep
+    saves best and raises the level by level_step (no cap); a win rate above the best so far
+    at this level also saves best. gate='previous' (AlphaGo Zero's rule): play the current
+    best network; a score (wins + draws/2) of at least `threshold` replaces it.
+    """
+
+    def __init__(self, game, eval_cfg: DictConfig, level: int | None = None,
+                 best_rate: float = -1.0, seed: int = 0):
+        if eval_cfg.gate not in ("pure", "previous"):
+            raise ConfigError(f"eval.gate must be pure or previous, not '{eval_cfg.gate}'.")
+        self.game = game
+        self.cfg = eval_cfg
+        self.level = eval_cfg.start_level if level is None else level
+        self.best_rate = best_rate
+        self.seed = seed
+
+    def evaluate(self, player, best_player=None) -> tuple[MatchResult, bool]:
+        """Play the gating match; returns the result and whether `player` became best."""
+        self.seed += 1
+        if self.cfg.gate == "previous":
+            if best_player is None:
+                return MatchResult(0, 0, 0, 0), True
+            result = play_match(self.game, player, best_player, self.cfg.games, self.seed)
+            return result, (result.wins + 0.5 * result.draws) / result.games >= self.cfg.threshold
+        opponent = PureMCTSPlayer(self.game, self.level, seed=self.seed)
+        result = play_match(self.game, player, opponent, self.cfg.games, self.seed)
+        if result.wins == result.games:
+            self.level += self.cfg.level_step
+            self.best_rate = -1.0
+            return result, True
+        if result.win_rate > self.best_rate:
+            self.best_rate = result.win_rate
+            return result, True
+        return result, False
+
+
+def ladder(game, player, levels, games: int, seed: int = 0) -> list[dict]:
+    rows = []
+    for level in levels:
+        with tqdm(total=games, desc=f"vs pure MCTS {level}", unit="game", leave=False) as bar:
+            result = play_match(game, player, PureMCTSPlayer(game, level, seed=seed + level),
+                                games, seed, bar)
+        rows.append(_row(f"pure MCTS {level}", result) | {"level": level})
+    return rows
+
+
+def _row(opponent: str, result: MatchResult) -> dict:
+    low, high = result.interval()
+    return {"opponent": opponent, **asdict(result), "win_rate": round(result.win_rate, 3),
+            "ci95": [round(low, 3), round(high, 3)]}
+
+
+def format_table(rows: list[dict]) -> str:
+    lines = [f"{'opponent':<22}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}  win rate (95% CI)"]
+    for r in rows:
+        lines.append(f"{r['opponent']:<22}{r['games']:>6}{r['wins']:>6}{r['draws']:>6}{r['losses']:>7}"
+                     f"  {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
+    return "\n".join(lines)
+
+
+def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
+    if cfg.eval.games < 1:
+        raise ConfigError(f"eval.games must be at least 1, not {cfg.eval.games}.")
+    game = build_game(cfg)
+    player = make_player(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
+    if cfg.opponent:
+        rival = make_player(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
+        result = play_match(game, player, rival, cfg.eval.games, cfg.seed)
+        rows = [_row(f"checkpoint {Path(cfg.opponent).name}", result)]
+    else:
+        levels = list(cfg.eval.levels)
+        if not levels or any(not isinstance(x, int) or x < 1 for x in levels):
+            raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not {levels}.")
+        rows = ladder(game, player, levels, cfg.eval.games, cfg.seed)
+    report = {"game": game.name, "game_params": game.params(),
+              "checkpoint": str(cfg.checkpoint or "shipped default"),
+              "simulations": cfg.mcts.simulations, "rows": rows}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "ladder.json").write_text(json.dumps(report, indent=2))
+    return rows
+
+
+@hydra.main(version_base=None, config_path="../conf", config_name="evaluate")
+def main(cfg: DictConfig) -> None:
+    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        rows = run(cfg, out_dir)
+    except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    print(format_table(rows))
+    print(f"written: {out_dir / 'ladder.json'}")
+
+
+if __name__ == "__main__":
+    main()

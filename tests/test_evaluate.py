@@ -1,0 +1,106 @@
+"""Matches, gating and the strength-ladder command."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from omegaconf import OmegaConf
+
+from alphazero import checkpoint
+from alphazero.evaluate import Gate, MatchResult, play_match
+from alphazero.network import build_model
+from alphazero.players import PureMCTSPlayer
+from games import make_game
+
+ROOT = Path(__file__).resolve().parents[1]
+GATE = {"gate": "pure", "games": 4, "start_level": 1, "level_step": 5, "threshold": 0.55}
+
+
+class FirstLegalPlayer:
+    """Always the lowest legal action: a player that loses to any search."""
+
+    def __init__(self, game):
+        self.game = game
+
+    def best_actions(self, states):
+        return np.array([self.game.legal_list(s)[0] for s in states])
+
+
+def test_match_counts_from_the_players_view_with_colours_alternating():
+    game = make_game("connect4", rows=6, cols=7)
+    strong, weak = PureMCTSPlayer(game, 1500, seed=1), FirstLegalPlayer(game)
+    result = play_match(game, strong, weak, 4, seed=0)
+    assert (result.wins, result.draws, result.losses) == (4, 0, 0)
+    reverse = play_match(game, weak, strong, 4, seed=0)
+    assert (reverse.wins, reverse.losses) == (0, 4)
+
+
+def test_a_clean_sweep_raises_the_level_and_promotes():
+    game = make_game("connect4", rows=6, cols=7)
+    gate = Gate(game, OmegaConf.create(GATE))
+    result, promoted = gate.evaluate(PureMCTSPlayer(game, 1500, seed=2))
+    assert result.wins == 4 and promoted
+    assert gate.level == 1 + 5
+
+
+def test_a_losing_player_is_not_promoted_and_the_level_stays():
+    game = make_game("connect4", rows=6, cols=7)
+    gate = Gate(game, OmegaConf.create(GATE | {"start_level": 300}), best_rate=0.0)
+    result, promoted = gate.evaluate(FirstLegalPlayer(game))
+    assert result.wins == 0 and not promoted
+    assert gate.level == 300
+
+
+def test_a_better_rate_at_the_same_level_promotes_without_raising():
+    game = make_game("connect4", rows=6, cols=7)
+    gate = Gate(game, OmegaConf.create(GATE | {"start_level": 300}), best_rate=-1.0)
+    _, promoted = gate.evaluate(FirstLegalPlayer(game))
+    assert promoted and gate.level == 300 and gate.best_rate == 0.0
+
+
+def test_previous_gate_needs_the_threshold():
+    game = make_game("connect4", rows=6, cols=7)
+    gate = Gate(game, OmegaConf.create(GATE | {"gate": "previous"}))
+    strong, weak = PureMCTSPlayer(game, 1500, seed=3), FirstLegalPlayer(game)
+    assert gate.evaluate(strong, weak)[1]
+    assert not gate.evaluate(weak, strong)[1]
+
+
+def test_wilson_interval():
+    low, high = MatchResult(40, 36, 0, 4).interval()
+    assert low == pytest.approx(0.769, abs=0.01) and high == pytest.approx(0.961, abs=0.01)
+
+
+def save_untrained(path, game):
+    model = build_model("cnn", game, channels=[8, 8, 8])
+    checkpoint.save_atomic({"game": game.name, "game_params": game.params(), "model_kind": "cnn",
+                            "model_sizes": {"channels": [8, 8, 8]}, "model": model.state_dict()}, path)
+
+
+def test_ladder_command_writes_table_and_json(tmp_path):
+    game = make_game("connect4", rows=5, cols=5)
+    save_untrained(tmp_path / "net.pt", game)
+    result = subprocess.run(
+        [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic", "game.params.rows=5",
+         "game.params.cols=5", f"checkpoint={tmp_path / 'net.pt'}", "eval.levels=[2,50]",
+         "eval.games=4", "mcts.simulations=8", f"hydra.run.dir={tmp_path}/run"],
+        cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "run" / "ladder.json").read_text())
+    assert [row["level"] for row in report["rows"]] == [2, 50]
+    for row in report["rows"]:
+        assert row["wins"] + row["draws"] + row["losses"] == row["games"] == 4
+        assert row["ci95"][0] <= row["win_rate"] <= row["ci95"][1]
+    assert "pure MCTS 50" in result.stdout and "win rate" in result.stdout
+
+
+def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
+    save_untrained(tmp_path / "net.pt", make_game("othello"))
+    result = subprocess.run(
+        [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic",
+         f"checkpoint={tmp_path / 'net.pt'}", f"hydra.run.dir={tmp_path}/run"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "is for othello" in result.stderr and "Traceback" not in result.stderr
