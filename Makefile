@@ -21,8 +21,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q
 
 train: $(STAMP)
-	$(PY) -m games perft connect4 rows=6 cols=7 6
-	$(PY) -m games playouts connect6 size=10 2
+	$(PY) -m alphazero.train +recipe=quick
 
 clean:
 	rm -rf $(VENV) runs outputs .pytest_cache

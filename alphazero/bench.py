@@ -1,9 +1,15 @@
 """Benchmarks: `python -m alphazero.bench KIND game=NAME [key=value ...] [--json]`.
 
-KIND is `search` (batched PUCT with a free evaluator, per tree count) or `pure` (pure-MCTS
-iterations per second next to the game core's random playouts per second, same process).
-Keys other than the bench's own (trees, simulations, iterations, seconds) are game
-parameters, e.g. `size=19`. Rows print as a table, or with --json as one JSON object each.
+KIND is one of
+  search    batched PUCT with a free evaluator, per tree count (search and encoding alone)
+  pure      pure-MCTS iterations/s next to the game core's random playouts/s, same process
+  network   the 6-layer net's positions/s at batch 1, 64, 256 for each precision
+  selfplay  one self-play worker at the default settings, next to the bare network's
+            positions/s at the same batch and precision, measured in the same process
+  train     trainer samples/s at the default batch size
+Keys other than the bench's own (trees, simulations, iterations, seconds, batch, threads)
+are game parameters, e.g. `size=19`. Rows print as a table, or with --json as one JSON
+object each. `threads` sets torch's thread count (default: torch's own choice).
 """
 from __future__ import annotations
 
@@ -13,8 +19,13 @@ import time
 
 import numpy as np
 
+import torch
+
 from alphazero.mcts import BatchedSearch, SearchConfig
+from alphazero.network import Inference, build_model, measure_inference
 from alphazero.pure_mcts import PureMCTS
+from alphazero.selfplay import SelfPlayConfig, SelfPlayWorker
+from alphazero.trainer import Trainer, measure_training
 from games import GameError, make_game
 from games.cli import parse_overrides
 from games.perft import compiled
@@ -78,8 +89,71 @@ def bench_pure(game, options: dict) -> list[dict]:
              "ratio": round(iters_per_s / playouts_per_s, 3)}]
 
 
-BENCHES = {"search": bench_search, "pure": bench_pure}
-BENCH_KEYS = {"trees", "simulations", "iterations", "seconds"}
+def _precisions() -> list[str]:
+    return ["float32", "bfloat16"] + (["float16"] if torch.cuda.is_available() else [])
+
+
+def _device() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def bench_network(game, options: dict) -> list[dict]:
+    seconds = float(options.get("seconds", 2.0))
+    model = build_model("cnn", game).to(_device())
+    rows = []
+    for precision in _precisions():
+        for batch in options.get("batch", [1, 64, 256]):
+            rate = measure_inference(model, game, batch, precision, seconds)
+            rows.append({"game": game.name, "params": game.params(), "device": _device().type,
+                         "threads": torch.get_num_threads(), "batch": batch,
+                         "precision": precision, "positions_per_s": round(rate)})
+    return rows
+
+
+def bench_selfplay(game, options: dict) -> list[dict]:
+    """Self-play at the default settings. `network_positions_per_s` is the bare network at
+    the same batch (games in parallel) and precision: the ceiling self-play can approach."""
+    seconds = float(options.get("seconds", 10.0))
+    config = SelfPlayConfig()
+    config.simulations = int(options.get("simulations", config.simulations))
+    config.games_in_parallel = int(options.get("trees", config.games_in_parallel))
+    model = build_model("cnn", game).to(_device())
+    inference = Inference(model, _device(), "auto")
+    evaluated = [0]
+
+    def counting(planes, legal):
+        evaluated[0] += len(planes)
+        return inference(planes, legal)
+
+    worker = SelfPlayWorker(game, counting, config, SearchConfig())
+    moves, elapsed = _timed(lambda: (worker.play_move(), config.games_in_parallel)[1], seconds)
+    sims = evaluated[0] * (moves / (moves + config.games_in_parallel))  # less the warm-up move
+    state = game.new_state(np.random.default_rng(0))
+    plies = compiled(game).run_playouts(state, make_rng(0), 200, np.zeros(4, dtype=np.int64)) / 200
+    network = measure_inference(model, game, config.games_in_parallel, inference.precision, 2.0)
+    return [{"game": game.name, "params": game.params(), "device": _device().type,
+             "threads": torch.get_num_threads(), "simulations": config.simulations,
+             "games_in_parallel": config.games_in_parallel, "precision": inference.precision,
+             "sims_per_s": round(sims / elapsed), "moves_per_s": round(moves / elapsed, 1),
+             "games_per_hour": round(3600 * moves / elapsed / plies),
+             "network_positions_per_s": round(network),
+             "share_of_network": round(sims / elapsed / network, 3)}]
+
+
+def bench_train(game, options: dict) -> list[dict]:
+    seconds = float(options.get("seconds", 3.0))
+    rows = []
+    for batch in options.get("batch", [256]):
+        trainer = Trainer(build_model("cnn", game).to(_device()), device=_device())
+        rows.append({"game": game.name, "params": game.params(), "device": _device().type,
+                     "threads": torch.get_num_threads(), "batch": batch,
+                     "samples_per_s": round(measure_training(trainer, game, batch, seconds))})
+    return rows
+
+
+BENCHES = {"search": bench_search, "pure": bench_pure, "network": bench_network,
+           "selfplay": bench_selfplay, "train": bench_train}
+BENCH_KEYS = {"trees", "simulations", "iterations", "seconds", "batch", "threads"}
 
 
 def print_table(rows: list[dict]) -> None:
@@ -104,8 +178,11 @@ def main(argv: list[str]) -> int:
         if name is None:
             raise GameError("say which game to benchmark with game=NAME.")
         options = {k: params.pop(k) for k in list(params) if k in BENCH_KEYS}
-        if isinstance(options.get("trees"), int):
-            options["trees"] = [options["trees"]]
+        for key in ("trees", "batch"):
+            if isinstance(options.get(key), int) and words[0] != "selfplay":
+                options[key] = [options[key]]
+        if "threads" in options:
+            torch.set_num_threads(int(options["threads"]))
         rows = BENCHES[words[0]](make_game(name, **params), options)
     except (GameError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -38,9 +38,12 @@ def build_game(cfg: DictConfig) -> Game:
 
 
 def worker_count(setting) -> int:
-    """'auto' leaves one core for the trainer; 0 plays in the training process."""
+    """0 plays in the training process. 'auto' does that on two cores or fewer (training
+    takes a small share of the time, and one process can use both cores for the network),
+    and else leaves one core to the trainer."""
     if setting == "auto":
-        return max(1, (os.cpu_count() or 2) - 1)
+        cores = os.cpu_count() or 1
+        return 0 if cores <= 2 else cores - 1
     if isinstance(setting, bool) or not isinstance(setting, int) or setting < 0:
         raise ConfigError(f"selfplay.workers must be auto or a whole number of at least 0, not {setting!r}.")
     return setting
