@@ -30,6 +30,7 @@ class GameRecord:
     zs: np.ndarray  # float32 [n]
     cell_syms: np.ndarray  # int16 [n, G, H*W]
     action_syms: np.ndarray  # int16 [n, G, A]
+    actions: np.ndarray  # int16 [n]: the move played from each position
     result: int  # final status: FIRST_WON, SECOND_WON or DRAW
 
     @property
@@ -44,6 +45,7 @@ class _History:
     movers: list = field(default_factory=list)
     cell_syms: list = field(default_factory=list)
     action_syms: list = field(default_factory=list)
+    actions: list = field(default_factory=list)
 
 
 def outcome_for(result: int, mover: int) -> float:
@@ -91,6 +93,7 @@ class SelfPlayWorker:
             history.movers.append(game.to_move(state))
             history.cell_syms.append(cells.astype(np.int16))
             history.action_syms.append(acts.astype(np.int16))
+            history.actions.append(int(actions[b]))
             game.play(state, int(actions[b]))
             search.advance(b, int(actions[b]))
             result = game.status(state)
@@ -107,4 +110,4 @@ class SelfPlayWorker:
             planes=np.stack(history.planes), pis=np.stack(history.pis).astype(np.float32),
             zs=np.array([outcome_for(result, m) for m in history.movers], dtype=np.float32),
             cell_syms=np.stack(history.cell_syms), action_syms=np.stack(history.action_syms),
-            result=result)
+            actions=np.array(history.actions, dtype=np.int16), result=result)

@@ -1,0 +1,253 @@
+"""A GTP v2 engine on stdin/stdout: `python -m alphazero.engine game=othello checkpoint=PATH`.
+
+Every command is answered `=[id] result` or `?[id] reason`, then a blank line; empty lines
+and comments get no answer, as GTP says. Bad input of any kind is refused and leaves the
+game unchanged; the engine never stops on it.
+
+Black is the first player in every game. Moves are written as the game writes them: a
+Connect-4 column from 1, a Connect6 point such as F5 (row 1 at the bottom, no I), an Othello
+square such as d3, or pass. A Connect6 turn is two stones, so two play or genmove commands of
+the same colour. Besides the standard commands:
+
+  set_game [NAME] key=value ...   change the game's parameters (or the game, from its defaults),
+                                  e.g. `set_game rows=9 cols=10 forbidden=[4,4]`; clears the board
+  boardsize N                     Connect6 sizes 6-19; Othello 8 only; Connect-4 uses set_game
+  final_score                     Othello: the disc difference (B+n, W+n or 0), also mid-game;
+                                  other games: B+1, W+1 or 0 once over, refused before the end
+  komi X                          accepted (GTP requires it) and ignored: no game here has komi
+
+clear_board on a game whose board is drawn per game (Connect-4 ranges) draws the next board
+from a generator seeded with `seed`, so a session is reproducible.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from importlib import metadata
+from typing import TextIO
+
+import hydra
+import numpy as np
+from omegaconf import DictConfig
+
+from alphazero.config import build_game, validate
+from alphazero.play import make_agent, run_or_exit, text_input
+from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
+from games.cli import parse_overrides
+
+ENGINE_NAME = "alphazero-boardgames"
+COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
+COLOUR_NAMES = ("black", "white")
+WINNER_SCORES = {FIRST_WON: "B+1", SECOND_WON: "W+1", DRAW: "0"}
+# GTP's input rules: control characters other than tab and newline are dropped.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+class Refusal(ValueError):
+    """A command the engine cannot carry out; the message is the GTP error text."""
+
+
+def engine_version() -> str:
+    try:
+        return metadata.version(ENGINE_NAME)
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "development"
+
+
+def clean_line(line: str) -> str:
+    """A GTP input line with comments, control characters and tabs taken out."""
+    return CONTROL_CHARACTERS.sub("", line.split("#", 1)[0]).replace("\t", " ")
+
+
+def answer(mark: str, number: str, text: str) -> str:
+    return f"{mark}{number} {text}".rstrip() + "\n\n"
+
+
+def parse_colour(word: str) -> int:
+    seat = COLOURS.get(word.lower())
+    if seat is None:
+        raise Refusal(f"'{word}' is not a colour; use b, black, w or white.")
+    return seat
+
+
+def score_text(black_minus_white: int) -> str:
+    if black_minus_white == 0:
+        return "0"
+    return f"B+{black_minus_white}" if black_minus_white > 0 else f"W+{-black_minus_white}"
+
+
+class GtpEngine:
+    """One game and one player behind the GTP commands; `handle` answers one input line."""
+
+    def __init__(self, cfg: DictConfig):
+        self.cfg = cfg
+        self.board_rng = np.random.default_rng(cfg.seed)
+        self.stopped = False
+        self.commands = {
+            "protocol_version": lambda args: "2",
+            "name": lambda args: ENGINE_NAME,
+            "version": lambda args: engine_version(),
+            "known_command": self.known_command,
+            "list_commands": lambda args: "\n".join(self.commands),
+            "quit": self.quit,
+            "boardsize": self.boardsize,
+            "komi": self.komi,
+            "set_game": self.set_game,
+            "clear_board": self.clear_board,
+            "play": self.play,
+            "genmove": self.genmove,
+            "undo": self.undo,
+            "showboard": lambda args: "\n" + self.game.render(self.state),
+            "final_score": self.final_score,
+        }
+        self.switch_game(build_game(cfg))
+
+    # --- the protocol -----------------------------------------------------------------
+    def handle(self, line: str) -> str | None:
+        """The full answer to one input line (ending in a blank line), or None for no answer."""
+        words = clean_line(line).split()
+        if not words:
+            return None
+        number = words.pop(0) if words[0].isascii() and words[0].isdigit() else ""
+        if not words:
+            return answer("?", number, "missing command after the id")
+        name, args = words[0], words[1:]
+        try:
+            if name not in self.commands:
+                raise Refusal(f"unknown command '{name[:40]}'; list_commands shows them.")
+            return answer("=", number, self.commands[name](args))
+        except ValueError as error:  # Refusal, GameError, CheckpointError, ConfigError
+            return answer("?", number, " ".join(str(error).split()))
+        except Exception as error:  # last resort: a bug must not end the session
+            return answer("?", number, f"internal error: {type(error).__name__}: "
+                                       + " ".join(str(error).split()))
+
+    def known_command(self, args) -> str:
+        name = self.one_argument(args, "known_command COMMAND")
+        return "true" if name in self.commands else "false"
+
+    def quit(self, args) -> str:
+        self.stopped = True
+        return ""
+
+    @staticmethod
+    def one_argument(args, usage: str) -> str:
+        if len(args) != 1:
+            raise Refusal(f"expected one argument: {usage}.")
+        return args[0]
+
+    # --- the game and the board -------------------------------------------------------
+    def switch_game(self, game) -> None:
+        """Play `game` from now on, with a player built for it; unchanged if that fails."""
+        player = make_agent(game, self.cfg)
+        self.game, self.player = game, player
+        self.clear_board([])
+
+    def set_game(self, args) -> str:
+        if not args:
+            raise Refusal("set_game needs key=value parameters (or a game name first), "
+                          "e.g. set_game rows=9 cols=10 forbidden=[4,4].")
+        name, params = self.game.name, self.game.params()
+        if "=" not in args[0]:  # a new game starts from its own defaults
+            name, params, args = args[0], {}, args[1:]
+        params.update(parse_overrides(args))
+        self.switch_game(make_game(name, **params))
+        return ""
+
+    def boardsize(self, args) -> str:
+        text = self.one_argument(args, "boardsize N")
+        if not (text.isascii() and text.isdigit()):
+            raise Refusal(f"boardsize needs a whole number, not '{text}'.")
+        size, params = int(text), self.game.params()
+        if "size" in params:
+            self.switch_game(make_game(self.game.name, **{**params, "size": size}))
+        elif "rows" in params or "cols" in params:
+            raise Refusal(f"{self.game.name} boards have rows and columns: use set_game rows=R cols=C "
+                          "(and forbidden=[row,col], null or random).")
+        elif size == self.game.height == self.game.width:
+            self.clear_board([])
+        else:
+            raise Refusal(f"{self.game.name} is played on a {self.game.height}x{self.game.width} "
+                          "board only.")
+        return ""
+
+    def komi(self, args) -> str:
+        text = self.one_argument(args, "komi X")
+        try:
+            float(text)
+        except ValueError:
+            raise Refusal(f"komi needs a number, not '{text}'.") from None
+        return ""
+
+    def clear_board(self, args) -> str:
+        self.state = self.game.new_state(self.board_rng)
+        self.history = []  # states before each move, for undo
+        return ""
+
+    def undo(self, args) -> str:
+        if not self.history:
+            raise Refusal("there is no move to undo.")
+        self.state = self.history.pop()
+        return ""
+
+    # --- moves --------------------------------------------------------------------------
+    def colour_to_play(self, args, usage: str, count: int) -> int:
+        """The seat named in args[0], checked against the game: over, or the other side's turn."""
+        if len(args) != count:
+            raise Refusal(f"expected {usage}.")
+        seat = parse_colour(args[0])
+        if self.game.status(self.state) != ONGOING:
+            raise Refusal("game is over.")
+        to_move = self.game.to_move(self.state)
+        if seat != to_move:
+            raise Refusal(f"it is {COLOUR_NAMES[to_move]}'s turn, not {COLOUR_NAMES[seat]}'s.")
+        return seat
+
+    def apply(self, action: int) -> None:
+        self.history.append(self.state.copy())
+        self.game.play(self.state, action)
+
+    def play(self, args) -> str:
+        self.colour_to_play(args, "play COLOUR MOVE", 2)
+        self.apply(self.game.parse_move(self.state, args[1]))
+        return ""
+
+    def genmove(self, args) -> str:
+        self.colour_to_play(args, "genmove COLOUR", 1)
+        action = int(self.player.best_actions(self.state[None])[0])
+        move = self.game.format_move(self.state, action)
+        self.apply(action)
+        return move
+
+    def final_score(self, args) -> str:
+        # Games that count discs report their difference, even before the end.
+        score = getattr(self.game, "score", None)
+        if score is not None:
+            return score_text(score(self.state))
+        status = self.game.status(self.state)
+        if status == ONGOING:
+            raise Refusal("the game is not over, and it has no score before its end.")
+        return WINNER_SCORES[status]
+
+
+def serve(engine: GtpEngine, stdin: TextIO, stdout: TextIO) -> None:
+    for line in stdin:
+        response = engine.handle(line)
+        if response is not None:
+            stdout.write(response)
+            stdout.flush()
+        if engine.stopped:
+            return
+
+
+@hydra.main(version_base=None, config_path="../conf", config_name="engine")
+def main(cfg: DictConfig) -> None:
+    def session():
+        validate(cfg)
+        serve(GtpEngine(cfg), text_input(), sys.stdout)
+
+    run_or_exit(session)
+
+
+if __name__ == "__main__":
+    main()

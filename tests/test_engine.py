@@ -1,0 +1,170 @@
+"""The GTP engine: scripted sessions per game, refusals that change nothing, and stdin/stdout."""
+import subprocess
+import sys
+
+import pytest
+
+from alphazero.engine import GtpEngine
+from games import make_game
+from tests.test_play import PURE, ROOT, compose_config, forced_pass_moves, tiny_checkpoint
+
+REQUIRED_COMMANDS = ["protocol_version", "name", "version", "known_command", "list_commands",
+                     "quit", "boardsize", "clear_board", "komi", "play", "genmove"]
+
+
+def make_engine(*overrides):
+    return GtpEngine(compose_config("engine", *overrides))
+
+
+def ok(engine, line) -> str:
+    """The answer text of a command that must succeed."""
+    response = engine.handle(line)
+    assert response.startswith("=") and response.endswith("\n\n"), (line, response)
+    return response[1:].strip()
+
+
+def refused(engine, line) -> str:
+    """The reason of a command that must be refused, checking the board did not change."""
+    board = engine.handle("showboard")
+    response = engine.handle(line)
+    assert response.startswith("?") and response.endswith("\n\n"), (line, response)
+    assert engine.handle("showboard") == board
+    return response[1:].strip()
+
+
+def colour_to_move(engine) -> str:
+    return "bw"[engine.game.to_move(engine.state)]
+
+
+def test_protocol_commands_and_ids():
+    engine = make_engine("game=connect4_classic", *PURE)
+    assert engine.handle("12 protocol_version") == "=12 2\n\n"
+    assert engine.handle("name") == "= alphazero-boardgames\n\n"
+    assert ok(engine, "version")
+    assert ok(engine, "list_commands").split() == list(engine.commands)
+    assert set(REQUIRED_COMMANDS) <= set(engine.commands)
+    assert ok(engine, "known_command genmove") == "true"
+    assert ok(engine, "known_command fly") == "false"
+    assert engine.handle("7 fly").startswith("?7 unknown command 'fly'")
+    assert ok(engine, "komi 6.5") == ""
+    assert engine.handle("3 quit") == "=3\n\n" and engine.stopped
+
+
+def test_connect4_session():
+    engine = make_engine("game=connect4_classic", *PURE)
+    assert "set_game rows=R cols=C" in refused(engine, "boardsize 9")
+    ok(engine, "set_game rows=9 cols=10 forbidden=[4,4]")
+    board = ok(engine, "showboard")
+    assert " 10" in board and "#" in board
+    ok(engine, "play b 4")
+    assert refused(engine, "play b 5") == "it is white's turn, not black's."
+    assert "off the board" in refused(engine, "play w 11")
+    assert "is not a connect4 move" in refused(engine, "play w 1.5")
+    assert "no score before its end" in refused(engine, "final_score")
+    before = ok(engine, "showboard")
+    reply = ok(engine, "genmove w")
+    assert reply in [str(c) for c in range(1, 11)]
+    ok(engine, "undo")
+    assert ok(engine, "showboard") == before
+    for move in ["w 2", "b 4", "w 2", "b 4", "w 2", "b 4"]:  # Black's fourth stone in column 4
+        ok(engine, f"play {move}")
+    assert ok(engine, "final_score") == "B+1"
+    assert refused(engine, "genmove w") == "game is over."
+    assert refused(engine, "play w 3") == "game is over."
+    ok(engine, "clear_board")
+    assert "X to move" in ok(engine, "showboard")
+    assert refused(engine, "undo") == "there is no move to undo."
+
+
+def test_connect6_pairs_and_board_sizes():
+    engine = make_engine("game=connect6", *PURE)
+    assert "6 to 19" in refused(engine, "boardsize 25")
+    ok(engine, "boardsize 6")
+    assert ok(engine, "showboard").splitlines()[-2].split() == list("ABCDEF")
+    ok(engine, "play B A1")
+    assert refused(engine, "play black B1") == "it is white's turn, not black's."
+    ok(engine, "play white A6")
+    assert "already occupied" in refused(engine, "play w A6")
+    assert "there is no I" in refused(engine, "play w I3")
+    ok(engine, "play W B6")
+    assert refused(engine, "genmove w") == "it is black's turn, not white's."
+    moves = [ok(engine, "genmove b"), ok(engine, "genmove b")]
+    assert colour_to_move(engine) == "w" and len(set(moves)) == 2
+    ok(engine, "undo")
+    ok(engine, "undo")
+    for move in ["b B1", "b C1", "w C6", "w D6", "b D1", "b E1", "w E6", "w F6"]:
+        ok(engine, f"play {move}")
+    assert ok(engine, "final_score") == "W+1"  # six in row 6
+    assert refused(engine, "genmove b") == "game is over."
+
+
+def test_othello_pass_score_and_rules():
+    engine = make_engine("game=othello", *PURE)
+    assert "8x8 board only" in refused(engine, "boardsize 10")
+    ok(engine, "boardsize 8")
+    ok(engine, "play b d4")
+    assert ok(engine, "final_score") == "B+1"  # the disc difference, mid-game too
+    ok(engine, "clear_board")
+    for move in forced_pass_moves(engine.game):
+        ok(engine, f"play {colour_to_move(engine)} {move}")
+    mover, game = colour_to_move(engine), engine.game
+    empty = next(game.format_move(engine.state, cell) for cell in range(64)
+                 if game.board(engine.state).flat[cell] == 0 and cell not in (0, 7, 56, 63))
+    assert "must pass" in refused(engine, f"play {mover} {empty}")
+    assert ok(engine, f"genmove {mover}") == "pass"
+    ok(engine, "undo")
+    ok(engine, f"play {mover} pass")
+    assert colour_to_move(engine) != mover
+    ok(engine, "set_game rules=standard")
+    board = ok(engine, "showboard")
+    assert "X (black) 2, O (white) 2; standard rules" in board
+
+
+@pytest.mark.parametrize("line", ["", "   ", "# a comment"])
+def test_empty_lines_get_no_answer(line):
+    engine = make_engine("game=connect4_classic", *PURE)
+    assert engine.handle(line) is None
+
+
+def test_garbage_is_refused_and_changes_nothing():
+    engine = make_engine("game=connect4_classic", *PURE)
+    ok(engine, "play b 4")
+    noise = bytes([0, 255, 7, 200, 65, 10, 13, 9, 128]).decode("utf-8", errors="replace")
+    for line in [noise, "play", "play b", "play x 4", "play w", "play w 4 5", "genmove purple",
+                 "genmove", "boardsize abc", "boardsize", "komi abc", "12", "known_command",
+                 "set_game", "set_game rows", "set_game rows=[", "set_game rows=3",
+                 "set_game chess", "set_game colour=red", "play w -1"]:
+        refused(engine, line)
+    assert ok(engine, "name") == "alphazero-boardgames"
+
+
+def test_an_internal_error_is_reported_and_the_engine_goes_on(monkeypatch):
+    engine = make_engine("game=connect4_classic", *PURE)
+
+    def broken(states):
+        raise RuntimeError("search\n\nexploded")
+    monkeypatch.setattr(engine.player, "best_actions", broken)
+    assert refused(engine, "genmove b") == "internal error: RuntimeError: search exploded"
+    monkeypatch.undo()
+    ok(engine, "genmove b")
+
+
+def test_az_player_and_a_checkpoint_for_another_board(tmp_path):
+    path = tiny_checkpoint(tmp_path / "latest.pt", make_game("connect4", rows=6, cols=7))
+    engine = make_engine("game=connect4_classic", "player=az", f"checkpoint={path}",
+                         "mcts.simulations=8")
+    assert ok(engine, "genmove b") in [str(c) for c in range(1, 8)]
+    assert "is for connect4" in refused(engine, "set_game rows=9 cols=10")
+
+
+def test_engine_over_stdin_and_stdout():
+    session = "1 name\nplay b 4\n\nbogus\ngenmove w\n2 final_score\nquit\nname\n"
+    result = subprocess.run([sys.executable, "-m", "alphazero.engine", "game=connect4_classic",
+                             *PURE], cwd=ROOT, input=session, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    answers = result.stdout.split("\n\n")
+    assert answers[:3] == ["=1 alphazero-boardgames", "=", "? unknown command 'bogus'; "
+                                                           "list_commands shows them."]
+    assert answers[3][2:] in [str(c) for c in range(1, 8)]
+    assert answers[4].startswith("?2 ") and answers[5:] == ["=", ""]  # nothing after quit

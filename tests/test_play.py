@@ -1,0 +1,141 @@
+"""Playing against the agent in a terminal: the I/O loop driven directly and through stdin."""
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+
+from alphazero import checkpoint
+from alphazero.config import build_game
+from alphazero.network import build_model
+from alphazero.play import make_agent, play_match
+from games import ONGOING, make_game
+
+ROOT = Path(__file__).resolve().parents[1]
+PURE = ["player=pure", "pure.playouts=50"]
+TINY_SIZES = {"channels": [4, 4], "policy_channels": 2, "value_channels": 1, "value_hidden": 8}
+
+
+def compose_config(name: str, *overrides: str):
+    with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
+        return compose(config_name=name, overrides=list(overrides))
+
+
+def tiny_checkpoint(path: Path, game) -> Path:
+    """An untrained network saved with the keys alphazero.train writes to latest.pt."""
+    torch.manual_seed(0)
+    model = build_model("cnn", game, **TINY_SIZES)
+    checkpoint.save_atomic({"game": game.name, "game_params": game.params(), "model_kind": "cnn",
+                            "model_sizes": TINY_SIZES, "model": model.state_dict()}, path)
+    return path
+
+
+def forced_pass_moves(game) -> list[str]:
+    """Moves (in notation) of a random game that reaches a position where the mover must pass."""
+    for seed in range(100):
+        rng, state, moves = np.random.default_rng(seed), game.new_state(), []
+        while game.status(state) == ONGOING:
+            legal = game.legal_list(state)
+            if [game.format_move(state, a) for a in legal] == ["pass"]:
+                return moves
+            action = int(rng.choice(legal))
+            moves.append(game.format_move(state, action))
+            game.play(state, action)
+    raise AssertionError("no random game reached a forced pass")
+
+
+def play_script(cfg, lines: str, seat: int = 0, state=None):
+    game = build_game(cfg)
+    state = game.new_state(np.random.default_rng(0)) if state is None else state
+    out = io.StringIO()
+    result = play_match(game, make_agent(game, cfg), state, seat, io.StringIO(lines), out)
+    return result, out.getvalue(), state
+
+
+def test_refused_moves_leave_the_game_unchanged_and_ask_again():
+    cfg = compose_config("play", "game=connect4_classic", *PURE)
+    result, text, state = play_script(cfg, "abc\n9\n\n4\n")
+    assert result is None and text.endswith("Game abandoned.\n")
+    assert "refused: 'abc' is not a connect4 move; give a column number from 1 to 7." in text
+    assert "refused: column 9 is off the board; columns go from 1 to 7." in text
+    assert text.count("refused") == 2
+    # Only column 4 and the agent's answer were played.
+    assert text.count("agent plays") == 1 and "for the agent)" in text
+    assert build_game(cfg).kernels["ply"](state) == 2
+
+
+def test_a_scripted_game_is_played_to_its_result():
+    cfg = compose_config("play", "game=connect4_classic", *PURE)
+    # Cycle through the columns until the game ends; full columns are refused on the way.
+    result, text, state = play_script(cfg, "1\n2\n3\n4\n5\n6\n7\n" * 30)
+    assert result is not None and result != ONGOING
+    assert text.rstrip().splitlines()[-1] in ("Result: you win.", "Result: the agent wins.",
+                                              "Result: draw.")
+
+
+def test_human_second_lets_the_agent_open():
+    cfg = compose_config("play", "game=connect4_classic", *PURE)
+    _, text, _ = play_script(cfg, "quit\n", seat=1)
+    assert text.splitlines()[1].startswith("agent plays ")
+
+
+def test_connect6_turn_is_two_prompts_and_two_agent_stones():
+    cfg = compose_config("play", "game=connect6", "game.params.size=6", *PURE)
+    _, text, _ = play_script(cfg, "A1\nA1\nB1\nC1\n")
+    assert "refused: A1 is already occupied." in text
+    # Opening stone; the agent's pair; a refusal, then the human's pair; the agent's pair.
+    turns = [line.split()[0] for line in text.replace("your move> ", "\nyour\n").splitlines()
+             if line.startswith(("your", "agent", "refused"))]
+    assert turns == ["your", "agent", "agent", "your", "refused:", "your", "your",
+                     "agent", "agent", "your"]
+    assert "stone 1 of 2" in text and "stone 2 of 2" in text
+
+
+def test_othello_forced_pass_is_announced_and_accepted():
+    cfg = compose_config("play", "game=othello", *PURE)
+    game = build_game(cfg)
+    state = game.play_moves(game.new_state(), forced_pass_moves(game))
+    corners = (0, 7, 56, 63)
+    empty = [game.format_move(state, a) for a in range(64)
+             if game.board(state).flat[a] == 0 and a not in corners][0]
+    _, text, _ = play_script(cfg, f"{empty}\npass\n", seat=game.to_move(state), state=state)
+    assert "You have no legal move and must pass: type pass." in text
+    assert f"refused: {empty}" in text and "(this side has no move and must pass)" in text
+    # A forced pass means the other side can move: the agent answers at once.
+    assert text.split("your move>")[2].startswith(" agent plays ")
+
+
+def test_az_player_from_a_checkpoint(tmp_path):
+    cfg = compose_config("play", "game=connect4_classic", "mcts.simulations=8")
+    cfg.checkpoint = str(tiny_checkpoint(tmp_path / "latest.pt", build_game(cfg)))
+    _, text, _ = play_script(cfg, "4\n")
+    assert "agent plays" in text
+
+
+def run_play(*overrides, stdin: str):
+    return subprocess.run([sys.executable, "-m", "alphazero.play", *overrides], cwd=ROOT,
+                          input=stdin, capture_output=True, text=True, timeout=120)
+
+
+def test_play_through_stdin_draws_the_board_with_the_seed():
+    result = run_play("game=connect4", "seed=5", *PURE, stdin="x\n1\nquit\n")
+    assert result.returncode == 0, result.stderr
+    game = make_game("connect4")
+    assert game.render(game.new_state(np.random.default_rng(5))) in result.stdout
+    assert "refused: 'x' is not a connect4 move" in result.stdout
+    assert "agent plays" in result.stdout and "Game abandoned." in result.stdout
+
+
+@pytest.mark.parametrize("overrides,words", [
+    (["game=connect4", "game.params.rows=5", "game.params.cols=5"], "no checkpoint given"),
+    (["human=third", "player=pure"], "human must be first or second"),
+])
+def test_setup_errors_are_one_line_and_exit_2(overrides, words):
+    result = run_play(*overrides, stdin="")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and words in result.stderr
+    assert result.stderr.count("\n") == 1

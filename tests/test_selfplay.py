@@ -1,0 +1,83 @@
+"""Self-play records, their augmentation in the replay buffer, and worker restarts."""
+import numpy as np
+import torch
+
+from alphazero.mcts import SearchConfig
+from alphazero.network import build_model
+from alphazero.pool import LocalPool, WorkerSpec, weights_to_bytes
+from alphazero.replay import ReplayBuffer
+from alphazero.selfplay import SelfPlayConfig, SelfPlayWorker, outcome_for
+from games import DRAW, FIRST_WON, SECOND_WON, make_game
+
+
+def uniform(planes, legal):
+    priors = legal / legal.sum(axis=1, keepdims=True)
+    return priors.astype(np.float32), np.zeros(len(planes), dtype=np.float32)
+
+
+def finished_games(game, count, simulations=8):
+    worker = SelfPlayWorker(game, uniform, SelfPlayConfig(simulations=simulations, games_in_parallel=4),
+                            SearchConfig(), seed=5)
+    games = []
+    while len(games) < count:
+        games += worker.play_move()
+    return games
+
+
+def test_outcome_is_from_the_side_to_move():
+    assert outcome_for(FIRST_WON, 0) == 1.0 and outcome_for(FIRST_WON, 1) == -1.0
+    assert outcome_for(SECOND_WON, 1) == 1.0 and outcome_for(DRAW, 0) == 0.0
+
+
+def test_connect6_records_replay_the_game():
+    """Replaying a record's actions gives its planes in order; z follows the side that
+    places each stone (two stones a turn); pi is a distribution over the legal stones."""
+    game = make_game("connect6", size=6)
+    record = finished_games(game, 1)[0]
+    state = game.new_state()
+    movers = []
+    for planes, pi, z, action in zip(record.planes, record.pis, record.zs, record.actions):
+        np.testing.assert_array_equal(planes, game.encode(state))
+        assert np.isclose(pi.sum(), 1.0) and not pi[~game.legal_mask(state)].any()
+        movers.append(game.to_move(state))
+        assert z == outcome_for(record.result, movers[-1])
+        game.play(state, int(action))
+    assert game.status(state) == record.result
+    assert movers[:5] == [0, 1, 1, 0, 0]  # Black's single stone, then pairs
+
+
+def test_connect4_is_augmented_by_the_mirror_only():
+    game = make_game("connect4", rows=[5, 6], cols=[5, 7], forbidden="random")
+    record = finished_games(game, 1)[0]
+    buffer = ReplayBuffer(1000, game.planes, game.height, game.width, game.num_actions)
+    buffer.add_game(record.planes.astype(np.float32), record.pis, record.zs,
+                    record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
+    assert len(buffer) == 2 * record.length  # identity and mirror, nothing else
+    mirrored_planes = buffer.planes[1:2 * record.length:2]
+    originals = buffer.planes[0:2 * record.length:2]
+    np.testing.assert_array_equal(originals, record.planes)
+    for original, mirror in zip(originals, mirrored_planes):
+        on_board = original[2].astype(bool)
+        cols = np.flatnonzero(on_board.any(axis=0))
+        flipped = original.copy()
+        flipped[:, :, cols] = original[:, :, cols[::-1]]
+        np.testing.assert_array_equal(mirror, flipped)
+
+
+def test_a_dead_worker_is_restarted_and_games_keep_coming():
+    game = make_game("connect4", rows=5, cols=5)
+    spec = WorkerSpec(game_name="connect4", game_params=game.params(), model_kind="cnn",
+                      model_sizes={"channels": [4, 4, 4]}, device="cpu", precision="float32",
+                      selfplay=SelfPlayConfig(simulations=4, games_in_parallel=2),
+                      search=SearchConfig(), seed=0)
+    weights = weights_to_bytes(build_model("cnn", game, channels=[4, 4, 4]).state_dict())
+    pool = LocalPool(spec, workers=1)
+    pool.start(weights)
+    try:
+        assert pool.collect(10)
+        pool.processes[0].kill()
+        pool.processes[0].join()
+        assert pool.collect(10)
+        assert pool.restarts == 1 and pool.workers_alive == 1
+    finally:
+        pool.stop()
