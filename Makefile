@@ -23,5 +23,8 @@ test: $(STAMP)
 train: $(STAMP)
 	$(PY) -m alphazero.train +recipe=quick
 
+bench: $(STAMP)
+	bench/all.sh
+
 clean:
 	rm -rf $(VENV) runs outputs .pytest_cache

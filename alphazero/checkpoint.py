@@ -27,10 +27,17 @@ def save_atomic(obj: dict, path: str | os.PathLike) -> None:
             torch.save(obj, stream)
             stream.flush()
             os.fsync(stream.fileno())
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def load(path: str | os.PathLike) -> dict:
