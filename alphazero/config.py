@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import os
 
+import torch
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.mcts import SearchConfig
 from alphazero.selfplay import SelfPlayConfig
 from games import Game, make_game
+
+
+POOL_KINDS = ("local", "ray")
 
 
 class ConfigError(ValueError):
@@ -31,6 +35,41 @@ def validate(cfg: DictConfig) -> None:
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     worker_count(cfg.selfplay.workers)
+    validate_pool(cfg.pool, cfg.selfplay.workers)
+    devices = ddp_devices(cfg.train.ddp)
+    if devices and cfg.train.batch_size % len(devices):
+        raise ConfigError(f"train.batch_size ({cfg.train.batch_size}) must split evenly over "
+                          f"the {len(devices)} devices of train.ddp.")
+
+
+def validate_pool(pool: DictConfig, workers) -> None:
+    if pool.kind not in POOL_KINDS:
+        raise ConfigError(f"pool.kind must be one of {', '.join(POOL_KINDS)}, not {pool.kind!r}.")
+    if pool.kind == "ray" and workers == 0:
+        raise ConfigError("pool.kind=ray needs selfplay.workers of at least 1, or auto.")
+    for key in ("num_cpus", "num_gpus"):
+        value = pool[key]
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+            raise ConfigError(f"pool.{key} must be a number of at least 0, not {value!r}.")
+    if pool.num_cpus == 0:
+        raise ConfigError("pool.num_cpus must be more than 0 (fractions such as 0.5 are fine).")
+
+
+def ddp_devices(setting) -> list[str]:
+    """train.ddp as the list of devices, one training process each ([] without DDP)."""
+    if setting is False or setting is None:
+        return []
+    if setting is True:
+        if not torch.cuda.is_available():
+            raise ConfigError("train.ddp=true needs CUDA GPUs; on the CPU give a device list "
+                              "such as train.ddp=[cpu,cpu].")
+        return [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    devices = list(setting) if OmegaConf.is_list(setting) or isinstance(setting, list) else [setting]
+    kinds = {str(d).split(":")[0] for d in devices}
+    if not devices or not kinds <= {"cpu", "cuda"} or len(kinds) > 1:
+        raise ConfigError(f"train.ddp must be false, true or a list of devices all cpu or all "
+                          f"cuda:N, not {setting!r}.")
+    return [str(d) for d in devices]
 
 
 def build_game(cfg: DictConfig) -> Game:

@@ -91,12 +91,12 @@ class Gate:
 
     gate='pure' (the seed design's rule): play pure MCTS at the current level; a clean sweep
     saves best and raises the level by level_step (no cap); a win rate above the best so far
-    at this level also saves best. gate='previous' (AlphaGo Zero's rule): play the current
+    at this level (at first 0: a net without a win is never best) also saves best. gate='previous' (AlphaGo Zero's rule): play the current
     best network; a score (wins + draws/2) of at least `threshold` replaces it.
     """
 
     def __init__(self, game, eval_cfg: DictConfig, level: int | None = None,
-                 best_rate: float = -1.0, seed: int = 0):
+                 best_rate: float = 0.0, seed: int = 0):
         if eval_cfg.gate not in ("pure", "previous"):
             raise ConfigError(f"eval.gate must be pure or previous, not '{eval_cfg.gate}'.")
         self.game = game
@@ -117,7 +117,7 @@ class Gate:
         result = play_match(self.game, player, opponent, self.cfg.games, self.seed)
         if result.wins == result.games:
             self.level += self.cfg.level_step
-            self.best_rate = -1.0
+            self.best_rate = 0.0
             return result, True
         if result.win_rate > self.best_rate:
             self.best_rate = result.win_rate

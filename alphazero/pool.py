@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import io
 import multiprocessing as mp
+import multiprocessing.connection as mp_connection
 import queue
+import threading
 import time
 from dataclasses import dataclass
 
@@ -85,9 +87,18 @@ class InlinePool:
         self.worker = None
 
 
-def _worker_main(spec: WorkerSpec, weights_queue, results_queue, stop_event) -> None:
+def _send_forever(outbox: queue.SimpleQueue, games_out) -> None:
+    while True:
+        games_out.send(outbox.get())
+
+
+def _worker_main(spec: WorkerSpec, weights_queue, games_out, stop_event) -> None:
     torch.set_num_threads(1)  # one core per worker; the pool supplies the parallelism
     worker, inference = build_worker(spec, weights_queue.get())
+    # A game is larger than a pipe's buffer: send from a thread, so that self-play goes on
+    # while the trainer is busy and not reading.
+    outbox = queue.SimpleQueue()
+    threading.Thread(target=_send_forever, args=(outbox, games_out), daemon=True).start()
     while not stop_event.is_set():
         latest = None
         try:
@@ -98,20 +109,32 @@ def _worker_main(spec: WorkerSpec, weights_queue, results_queue, stop_event) -> 
         if latest is not None:
             inference.load_state_dict(weights_from_bytes(latest))
         for record in worker.play_move():
-            results_queue.put(record)
+            outbox.put(record)
+
+
+class WorkerCrashLoop(RuntimeError):
+    """A worker died again and again without delivering a game: restarting will not help."""
 
 
 class LocalPool:
-    """W self-play processes on this machine."""
+    """W self-play processes on this machine.
+
+    Each worker has its own pipe for games and its own queue for weights: a worker killed
+    while writing can then only break its own channel (a shared queue's lock would be lost
+    with it and block every other writer), and its replacement starts on fresh ones.
+    """
+
+    MAX_RESTARTS_WITHOUT_GAMES = 3
 
     def __init__(self, spec: WorkerSpec, workers: int):
         self.spec = spec
         self.num_workers = workers
         self.context = mp.get_context("spawn")  # safe with torch and numba threads
-        self.results = self.context.Queue()
         self.stop_event = self.context.Event()
         self.processes: list = [None] * workers
         self.weight_queues: list = [None] * workers
+        self.game_pipes: list = [None] * workers
+        self.failures = [0] * workers  # restarts since the worker last delivered a game
         self.latest_weights = b""
         self.restarts = 0
 
@@ -123,10 +146,24 @@ class LocalPool:
         spec = WorkerSpec(**{**self.spec.__dict__, "seed": self.spec.seed * 1000 + i + 1000 * self.restarts})
         self.weight_queues[i] = self.context.Queue()
         self.weight_queues[i].put(self.latest_weights)
+        reader, writer = self.context.Pipe(duplex=False)
         process = self.context.Process(target=_worker_main, daemon=True,
-                                       args=(spec, self.weight_queues[i], self.results, self.stop_event))
+                                       args=(spec, self.weight_queues[i], writer, self.stop_event))
         process.start()
+        writer.close()  # the worker holds the only writer, so its death reads as EOF here
+        self.game_pipes[i] = reader
         self.processes[i] = process
+
+    def _restart(self, i: int) -> None:
+        self.processes[i].join(timeout=1.0)
+        self.failures[i] += 1
+        if self.failures[i] > self.MAX_RESTARTS_WITHOUT_GAMES:
+            raise WorkerCrashLoop(f"self-play worker {i} died {self.failures[i]} times in a row "
+                                  f"without finishing a game (exit code {self.processes[i].exitcode}).")
+        self.weight_queues[i].cancel_join_thread()
+        self.game_pipes[i].close()
+        self.restarts += 1
+        self._launch(i)
 
     def start(self, weights: bytes) -> None:
         self.latest_weights = weights
@@ -138,27 +175,32 @@ class LocalPool:
         for q in self.weight_queues:
             q.put(weights)
 
-    def _restart_dead(self) -> None:
-        for i, process in enumerate(self.processes):
-            if not process.is_alive():
-                self.restarts += 1
-                self._launch(i)
-
     def collect(self, min_positions: int) -> list[GameRecord]:
         games, positions = [], 0
         while positions < min_positions:
-            try:
-                record = self.results.get(timeout=1.0)
-            except queue.Empty:
-                self._restart_dead()
-                continue
-            games.append(record)
-            positions += record.length
-        self._restart_dead()
+            ready = mp_connection.wait(self.game_pipes, timeout=1.0)
+            for i, pipe in enumerate(self.game_pipes):
+                if pipe not in ready:
+                    if not self.processes[i].is_alive():
+                        self._restart(i)
+                    continue
+                try:
+                    record = pipe.recv()
+                except (EOFError, OSError):
+                    self._restart(i)
+                    continue
+                self.failures[i] = 0
+                games.append(record)
+                positions += record.length
         return games
 
     def stop(self) -> None:
         self.stop_event.set()
+        for weights in self.weight_queues:
+            # Weights a stopped worker never read would keep the queue's feeder thread,
+            # and so this process, waiting at exit.
+            if weights is not None:
+                weights.cancel_join_thread()
         deadline = time.time() + 5
         for process in self.processes:
             if process is not None:

@@ -20,12 +20,13 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from alphazero import checkpoint
-from alphazero.config import (ConfigError, build_game, search_config, selfplay_config, validate,
-                              worker_count)
+from alphazero.config import (ConfigError, build_game, ddp_devices, search_config, selfplay_config,
+                              validate, worker_count)
+from alphazero.distributed import DataParallelTrainer
 from alphazero.evaluate import Gate
 from alphazero.network import Inference, build_model, select_device
 from alphazero.players import AlphaZeroPlayer, make_player
-from alphazero.pool import InlinePool, LocalPool, WorkerSpec, weights_to_bytes
+from alphazero.pool import InlinePool, LocalPool, WorkerCrashLoop, WorkerSpec, weights_to_bytes
 from alphazero.replay import ReplayBuffer
 from alphazero.trainer import Trainer
 from games import FIRST_WON, GameError
@@ -40,13 +41,14 @@ class TrainingRun:
         torch.manual_seed(cfg.seed)
         sizes = OmegaConf.to_container(cfg.model.sizes)
         self.model = build_model(cfg.model.kind, self.game, **sizes).to(self.device)
-        self.trainer = Trainer(self.model, lr=cfg.train.lr, weight_decay_l2=cfg.train.l2,
-                               optimizer=cfg.train.optimizer, device=self.device)
+        self.trainer_args = {"lr": cfg.train.lr, "weight_decay_l2": cfg.train.l2,
+                             "optimizer": cfg.train.optimizer}
+        self.trainer = Trainer(self.model, device=self.device, **self.trainer_args)
         g = self.game
         self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
         self.rng = np.random.default_rng(cfg.seed)
         self.counters = {"round": 0, "games": 0, "positions": 0, "steps": 0, "train_samples": 0.0,
-                         "eval_level": cfg.eval.start_level, "eval_best_rate": -1.0}
+                         "eval_level": cfg.eval.start_level, "eval_best_rate": 0.0}
         self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.run_name(cfg)
         self.run_dir = run_dir
         self.writer = SummaryWriter(str(run_dir))
@@ -93,6 +95,16 @@ class TrainingRun:
 
     # --- the loop -----------------------------------------------------------------------
     def make_pool(self):
+        pool = self.cfg.pool
+        if pool.kind == "ray":
+            try:
+                from alphazero.ray_pool import RayPool  # Ray is an optional dependency
+            except ModuleNotFoundError as error:
+                if error.name != "ray":
+                    raise
+                raise ConfigError("pool.kind=ray needs Ray: pip install '.[ray]'") from None
+            return RayPool(self.spec, self.cfg.selfplay.workers, pool.address, pool.num_cpus,
+                           pool.num_gpus)
         workers = worker_count(self.cfg.selfplay.workers)
         return InlinePool(self.spec) if workers == 0 else LocalPool(self.spec, workers)
 
@@ -107,6 +119,9 @@ class TrainingRun:
         if cfg.train.resume:
             self.resume(cfg.train.resume)
         pool = self.make_pool()
+        devices = ddp_devices(cfg.train.ddp)
+        if devices:  # after resuming, so that every replica starts from the same state
+            self.trainer = DataParallelTrainer(self.trainer, self.trainer_args, devices)
         pool.start(weights_to_bytes(self.model.state_dict()))
         started = last_save = time.time()
         progress = tqdm(total=cfg.train.max_games, initial=self.counters["games"], unit="game",
@@ -124,6 +139,8 @@ class TrainingRun:
             tqdm.write("interrupted: saving a checkpoint before stopping")
         finally:
             pool.stop()
+            if devices:
+                self.trainer.stop()
             progress.close()
             self.save()
             self.writer.close()
@@ -204,7 +221,7 @@ def main(cfg: DictConfig) -> None:
     try:
         validate(cfg)
         TrainingRun(cfg, Path(hydra_cfg.runtime.output_dir)).run()
-    except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
+    except (ConfigError, GameError, checkpoint.CheckpointError, WorkerCrashLoop, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
 
