@@ -18,7 +18,7 @@ from games import DRAW, FIRST_WON, ONGOING
 @dataclass
 class SelfPlayConfig:
     simulations: int = 200
-    games_in_parallel: int = 32  # K: trees searched together, one batch per search step
+    games_in_parallel: int = 128  # K: trees searched together, one batch per search step
     temperature_moves: int = 12  # plies played with tau = 1 (sampled); argmax after
     noise: bool = True  # Dirichlet noise at the root
 
