@@ -58,11 +58,9 @@ def open_edges(nodes, edge_action, edge_child, edges_used, n, state, mask):
     return edges_used + count
 
 
-def uct_child(nodes, wins0, edge_child, n, exploration, inv, inv_sqrt):
-    """The tried edge of n with the highest UCB1 score from the view of n's side to move.
-    inv[k] = 1/k and inv_sqrt[k] = 1/sqrt(k) come from tables: no division or square root
-    per child, which is most of the tree's cost next to a fast game's playout."""
-    explore = exploration * np.sqrt(2.0 * np.log(nodes[n, VISITS]))
+def uct_child(nodes, wins0, edge_child, n, exploration):
+    """The tried edge of n with the highest UCB1 score from the view of n's side to move."""
+    log_parent = 2.0 * np.log(nodes[n, VISITS])
     first = nodes[n, TO_PLAY] == 0
     start = nodes[n, EDGE_START]
     best_edge = start
@@ -70,10 +68,10 @@ def uct_child(nodes, wins0, edge_child, n, exploration, inv, inv_sqrt):
     for e in range(start, start + nodes[n, TRIED]):
         child = edge_child[e]
         visits = nodes[child, VISITS]
-        mean = wins0[child] * inv[visits]
+        mean = wins0[child] / visits
         if not first:
             mean = 1.0 - mean
-        score = mean + explore * inv_sqrt[visits]
+        score = mean + exploration * np.sqrt(log_parent / visits)
         if score > best_score:
             best_score = score
             best_edge = e
@@ -81,7 +79,7 @@ def uct_child(nodes, wins0, edge_child, n, exploration, inv, inv_sqrt):
 
 
 def search_one(root_state, iterations, exploration, rng, nodes, wins0, edge_action,
-               edge_child, state, mask, inv, inv_sqrt, visits_out):
+               edge_child, state, mask, visits_out):
     """Run `iterations` UCT iterations from root_state; write the root's visit counts by
     action into visits_out and return the root's mean reward for its side to move."""
     used = 1
@@ -96,7 +94,7 @@ def search_one(root_state, iterations, exploration, rng, nodes, wins0, edge_acti
                 edges_used = open_edges(nodes, edge_action, edge_child, edges_used, n, state, mask)
             if nodes[n, TRIED] < nodes[n, NUM_EDGES]:
                 break
-            e = uct_child(nodes, wins0, edge_child, n, exploration, inv, inv_sqrt)
+            e = uct_child(nodes, wins0, edge_child, n, exploration)
             play(state, edge_action[e])  # noqa: F821
             n = edge_child[e]
         # Expand one untried action, chosen at random.
@@ -133,12 +131,11 @@ def search_one(root_state, iterations, exploration, rng, nodes, wins0, edge_acti
 
 
 def search_many(root_states, active, iterations, exploration, rng, nodes, wins0, edge_action,
-                edge_child, state, mask, inv, inv_sqrt, visits_out, values_out):
+                edge_child, state, mask, visits_out, values_out):
     for b in range(root_states.shape[0]):
         if active[b]:
             values_out[b] = search_one(root_states[b], iterations, exploration, rng, nodes, wins0,
-                                       edge_action, edge_child, state, mask, inv, inv_sqrt,
-                                       visits_out[b])
+                                       edge_action, edge_child, state, mask, visits_out[b])
 
 
 _TEMPLATES = [reward_for_first, create_node, open_edges, uct_child, search_one, search_many]
@@ -165,9 +162,6 @@ class PureMCTS:
         self.edge_child = np.zeros(capacity * game.num_actions, dtype=np.int32)
         self.state = np.zeros(game.state_size, dtype=game.state_dtype)
         self.mask = np.zeros(game.num_actions, dtype=np.bool_)
-        counts = np.arange(capacity + 1, dtype=np.float64)
-        counts[0] = 1.0  # never read: a tried child has at least one visit
-        self.inv, self.inv_sqrt = 1.0 / counts, 1.0 / np.sqrt(counts)
 
     def search(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Visit counts [B, A] and root values [B] (mean reward in [0, 1] for the side to
@@ -178,7 +172,7 @@ class PureMCTS:
         values = np.full(len(states), 0.5)
         self.kernels.search_many(states, active, self.iterations, self.exploration, self.rng_state,
                                  self.nodes, self.wins0, self.edge_action, self.edge_child,
-                                 self.state, self.mask, self.inv, self.inv_sqrt, visits, values)
+                                 self.state, self.mask, visits, values)
         return visits, values
 
     def best_actions(self, states: np.ndarray) -> np.ndarray:
