@@ -155,7 +155,7 @@ class PureMCTS:
         self.rng_state = make_rng(seed)
         self.choice_rng = np.random.default_rng(seed)
         capacity = self.iterations + 1
-        self.nodes = np.zeros((capacity, NODE_FIELDS), dtype=np.int64)
+        self.nodes = np.zeros((capacity, NODE_FIELDS), dtype=np.int32)
         self.wins0 = np.zeros(capacity, dtype=np.float64)
         # Every node can open one edge per legal action at most.
         self.edge_action = np.zeros(capacity * game.num_actions, dtype=np.int32)
