@@ -69,7 +69,6 @@ class SelfPlayWorker:
                                     search_config, seed=seed)
         self.states = [self._new_game(b) for b in range(config.games_in_parallel)]
         self.histories = [_History() for _ in range(config.games_in_parallel)]
-        self.positions_searched = 0
 
     def _new_game(self, b: int) -> np.ndarray:
         state = self.game.new_state(self.rng)
@@ -101,7 +100,6 @@ class SelfPlayWorker:
                 finished.append(self._record(history, result))
                 self.histories[b] = _History()
                 self.states[b] = self._new_game(b)
-        self.positions_searched += len(self.states)
         return finished
 
     @staticmethod

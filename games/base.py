@@ -37,7 +37,6 @@ import numpy as np
 ONGOING, FIRST_WON, SECOND_WON, DRAW = 0, 1, 2, 3
 STATUS_NAMES = {ONGOING: "ongoing", FIRST_WON: "first player won",
                 SECOND_WON: "second player won", DRAW: "draw"}
-KERNEL_NAMES = ("legal_actions", "play", "status", "to_move", "ply", "encode", "random_playout")
 
 
 class GameError(ValueError):
