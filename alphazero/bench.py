@@ -74,16 +74,23 @@ def bench_search(game, options: dict) -> list[dict]:
 
 def bench_pure(game, options: dict) -> list[dict]:
     """Pure-MCTS iterations per second from the start position, and the core's random
-    playouts per second measured in the same process."""
+    playouts per second measured in the same process. The two are timed in alternating
+    slices so that a shared machine's drift (often 30% within seconds) hits both alike."""
     iterations = int(options.get("iterations", 20000))
     seconds = float(options.get("seconds", 2.0))
     state = game.new_state(np.random.default_rng(0))
     player = PureMCTS(game, iterations)
-    iters, elapsed = _timed(lambda: (player.search(state), iterations)[1], seconds)
     kernels, rng, outcomes = compiled(game), make_rng(1), np.zeros(4, dtype=np.int64)
-    playouts, playout_time = _timed(lambda: (kernels.run_playouts(state, rng, 2000, outcomes), 2000)[1],
-                                    seconds)
-    iters_per_s, playouts_per_s = iters / elapsed, playouts / playout_time
+    steps = [lambda: (player.search(state), iterations)[1],
+             lambda: (kernels.run_playouts(state, rng, 2000, outcomes), 2000)[1]]
+    work, elapsed = np.zeros(2), np.zeros(2)
+    slices = 10
+    for _ in range(slices):
+        for k, step in enumerate(steps):
+            done, took = _timed(step, seconds / slices)
+            work[k] += done
+            elapsed[k] += took
+    iters_per_s, playouts_per_s = work / elapsed
     return [{"game": game.name, "params": game.params(), "iterations": iterations,
              "iters_per_s": round(iters_per_s), "playouts_per_s": round(playouts_per_s),
              "ratio": round(iters_per_s / playouts_per_s, 3)}]

@@ -4,7 +4,9 @@
 plays the checkpoint against pure MCTS at each level (playouts per move), colours
 alternating, all games of a level at once, and prints a table (with a 95% Wilson interval on
 the win rate) that it also writes as JSON to its run directory. `opponent=PATH` plays two
-checkpoints head to head instead.
+checkpoints head to head instead. On classic Connect-4, `solver_positions=N` also measures how
+often the checkpoint (and pure MCTS at the ladder's levels) plays an optimal move on N
+solved positions (alphazero.optimal_moves).
 """
 from __future__ import annotations
 
@@ -20,10 +22,11 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from alphazero import checkpoint
+from alphazero import checkpoint, optimal_moves
 from alphazero.config import ConfigError, build_game
 from alphazero.players import PureMCTSPlayer, make_player
 from games import DRAW, FIRST_WON, ONGOING, GameError
+from games.connect4_solver import Connect4Solver
 
 
 @dataclass
@@ -149,20 +152,37 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
+    """Optimal-move rates of `player` and of pure MCTS at each level on the same positions."""
+    optimal_moves.check_supported(game)
+    plies = list(cfg.solver_plies)
+    if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
+        raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies}.")
+    solver = Connect4Solver(game.rows[0], game.cols[0])
+    states, scores = optimal_moves.random_positions(game, solver, cfg.solver_positions,
+                                                    (plies[0], plies[1]), cfg.seed)
+    players = [("checkpoint", player)] + [
+        (f"pure MCTS {level}", PureMCTSPlayer(game, level, seed=cfg.seed + level)) for level in levels]
+    return [{"solver": name} | optimal_moves.optimal_move_rate(who, states, scores)
+            for name, who in players]
+
+
 def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
     if cfg.eval.games < 1:
         raise ConfigError(f"eval.games must be at least 1, not {cfg.eval.games}.")
     game = build_game(cfg)
     player = make_player(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
+    levels = [] if cfg.opponent else list(cfg.eval.levels)
     if cfg.opponent:
         rival = make_player(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
         result = play_match(game, player, rival, cfg.eval.games, cfg.seed)
         rows = [_row(f"checkpoint {Path(cfg.opponent).name}", result)]
     else:
-        levels = list(cfg.eval.levels)
         if not levels or any(not isinstance(x, int) or x < 1 for x in levels):
             raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not {levels}.")
         rows = ladder(game, player, levels, cfg.eval.games, cfg.seed)
+    if cfg.solver_positions:
+        rows += solver_rows(game, player, levels, cfg)
     report = {"game": game.name, "game_params": game.params(),
               "checkpoint": str(cfg.checkpoint or "shipped default"),
               "simulations": cfg.mcts.simulations, "rows": rows}
@@ -179,7 +199,11 @@ def main(cfg: DictConfig) -> None:
     except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    print(format_table(rows))
+    print(format_table([r for r in rows if "solver" not in r]))
+    for r in rows:
+        if "solver" in r:
+            print(f"{r['solver']:<22} optimal moves {r['optimal']:.3f}, outcome-keeping "
+                  f"{r['outcome_keeping']:.3f} on {r['positions']} solved positions")
     print(f"written: {out_dir / 'ladder.json'}")
 
 

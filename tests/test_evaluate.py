@@ -85,15 +85,34 @@ def test_ladder_command_writes_table_and_json(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic", "game.params.rows=5",
          "game.params.cols=5", f"checkpoint={tmp_path / 'net.pt'}", "eval.levels=[2,50]",
-         "eval.games=4", "mcts.simulations=8", f"hydra.run.dir={tmp_path}/run"],
+         "eval.games=4", "mcts.simulations=8", "solver_positions=6", "solver_plies=[2,10]",
+         f"hydra.run.dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "run" / "ladder.json").read_text())
-    assert [row["level"] for row in report["rows"]] == [2, 50]
-    for row in report["rows"]:
+    ladder = [row for row in report["rows"] if "level" in row]
+    solved = [row for row in report["rows"] if "solver" in row]
+    assert [row["level"] for row in ladder] == [2, 50]
+    assert [row["solver"] for row in solved] == ["checkpoint", "pure MCTS 2", "pure MCTS 50"]
+    assert all(row["positions"] == 6 and 0 <= row["optimal"] <= row["outcome_keeping"] <= 1
+               for row in solved)
+    assert "optimal moves" in result.stdout
+    for row in ladder:
         assert row["wins"] + row["draws"] + row["losses"] == row["games"] == 4
         assert row["ci95"][0] <= row["win_rate"] <= row["ci95"][1]
     assert "pure MCTS 50" in result.stdout and "win rate" in result.stdout
+
+
+def test_optimal_move_measure_refuses_other_games(tmp_path):
+    save_untrained(tmp_path / "net.pt", make_game("othello"))
+    result = subprocess.run(
+        [sys.executable, "-m", "alphazero.evaluate", "game=othello", f"checkpoint={tmp_path / 'net.pt'}",
+         "eval.levels=[2]", "eval.games=2", "mcts.simulations=4", "solver_positions=5",
+         f"hydra.run.dir={tmp_path}/run"],
+        cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 2
+    assert "without a forbidden cell" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "run" / "ladder.json").exists()
 
 
 def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from alphazero.pure_mcts import PureMCTS
+from alphazero.pure_mcts import EDGE_START, STATUS, TRIED, PureMCTS
 from games import make_game
 from tests.search_positions import BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position
 
@@ -44,3 +44,31 @@ def test_search_is_reproducible_with_a_seed():
 def test_bad_playout_count_is_refused():
     with pytest.raises(ValueError, match="at least one playout"):
         PureMCTS(make_game("connect4", rows=6, cols=7), 0)
+
+
+@pytest.mark.parametrize("name,params", [("connect6", {"size": 7}), ("othello", {"rules": "course"}),
+                                         ("connect4", {"rows": 5, "cols": 5})])
+def test_edge_statistics_are_consistent(name, params):
+    """Every edge's cached UCB1 terms match its counts, and every iteration through an edge
+    either created its child or went on through exactly one of the child's edges."""
+    game = make_game(name, **params)
+    player = PureMCTS(game, 3000, seed=4)
+    player.search(game.new_state())
+    nodes = player.nodes
+    for n in range(len(nodes)):
+        start, tried = nodes[n, EDGE_START], nodes[n, TRIED]
+        if start < 0 or tried == 0:
+            continue
+        edges = np.arange(start, start + tried)
+        visits = player.edge_visits[edges]
+        assert (visits >= 1).all()
+        mean, spread = player.edge_terms[edges, 0], player.edge_terms[edges, 1]
+        np.testing.assert_allclose(mean, player.edge_reward[edges] / visits, rtol=1e-6)
+        np.testing.assert_allclose(spread, 1 / np.sqrt(visits), rtol=1e-6)
+        assert ((mean >= 0) & (mean <= 1)).all()
+        for e in edges:
+            child = player.edge_child[e]
+            c_start, c_tried = nodes[child, EDGE_START], nodes[child, TRIED]
+            below = player.edge_visits[c_start:c_start + c_tried].sum() if c_start >= 0 else 0
+            if nodes[child, STATUS] == 0:  # an ongoing child: one visit created it
+                assert below == player.edge_visits[e] - 1
