@@ -94,8 +94,9 @@ class Gate:
 
     gate='pure' (the seed design's rule): play pure MCTS at the current level; a clean sweep
     saves best and raises the level by level_step (no cap); a win rate above the best so far
-    at this level (at first 0: a net without a win is never best) also saves best. gate='previous' (AlphaGo Zero's rule): play the current
-    best network; a score (wins + draws/2) of at least `threshold` replaces it.
+    at this level (at first 0: a net without a win is never best) also saves best.
+    gate='previous' (AlphaGo Zero's rule): play the current best network; a score
+    (wins + draws/2) of at least `threshold` replaces it.
     """
 
     def __init__(self, game, eval_cfg: DictConfig, level: int | None = None,
@@ -152,15 +153,23 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def check_solver_options(game, cfg: DictConfig) -> None:
+    """Refuse bad solver options before any game is played."""
+    if not isinstance(cfg.solver_positions, int) or cfg.solver_positions < 0:
+        raise ConfigError(f"solver_positions must be a number of positions, not {cfg.solver_positions}.")
+    if cfg.solver_positions:
+        optimal_moves.check_supported(game)
+        plies = list(cfg.solver_plies)
+        if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
+            raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies}.")
+
+
 def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
     """Optimal-move rates of `player` and of pure MCTS at each level on the same positions."""
-    optimal_moves.check_supported(game)
-    plies = list(cfg.solver_plies)
-    if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
-        raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies}.")
     solver = Connect4Solver(game.rows[0], game.cols[0])
+    fewest, most = cfg.solver_plies
     states, scores = optimal_moves.random_positions(game, solver, cfg.solver_positions,
-                                                    (plies[0], plies[1]), cfg.seed)
+                                                    (fewest, most), cfg.seed)
     players = [("checkpoint", player)] + [
         (f"pure MCTS {level}", PureMCTSPlayer(game, level, seed=cfg.seed + level)) for level in levels]
     return [{"solver": name} | optimal_moves.optimal_move_rate(who, states, scores)
@@ -171,6 +180,7 @@ def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
     if cfg.eval.games < 1:
         raise ConfigError(f"eval.games must be at least 1, not {cfg.eval.games}.")
     game = build_game(cfg)
+    check_solver_options(game, cfg)
     player = make_player(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
     levels = [] if cfg.opponent else list(cfg.eval.levels)
     if cfg.opponent:

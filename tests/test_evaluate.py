@@ -112,6 +112,7 @@ def test_optimal_move_measure_refuses_other_games(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 2
     assert "without a forbidden cell" in result.stderr and "Traceback" not in result.stderr
+    assert "vs pure MCTS" not in result.stderr  # refused before any game
     assert not (tmp_path / "run" / "ladder.json").exists()
 
 
