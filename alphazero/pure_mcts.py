@@ -80,7 +80,6 @@ def search_one(root_state, iterations, scale_by_visits, rng, nodes, edge_action,
     create_node(nodes, 0, root_state)
     used = 1
     edges_used = 0
-    root_reward0 = 0.0
     for i in range(iterations):
         copy_into(state, root_state)
         n = 0
@@ -124,7 +123,6 @@ def search_one(root_state, iterations, scale_by_visits, rng, nodes, edge_action,
         if final == 0:
             final = random_playout(state, rng)  # noqa: F821
         reward0 = reward_for_first(final)
-        root_reward0 += reward0
         above = 0
         for d in range(depth):
             e = path[d]
@@ -135,13 +133,15 @@ def search_one(root_state, iterations, scale_by_visits, rng, nodes, edge_action,
             edge_terms[e, 0] = edge_reward[e] / visits
             edge_terms[e, 1] = 1.0 / np.sqrt(np.float32(visits))
             above = edge_child[e]
+    # Every iteration goes through one root edge, and root edges score for the root's side.
     visits_out[:] = 0
+    reward = 0.0
     start = nodes[0, EDGE_START]
     if start >= 0:
         for e in range(start, start + nodes[0, TRIED]):
             visits_out[edge_action[e]] = edge_visits[e]
-    mean0 = root_reward0 / max(iterations, 1)
-    return mean0 if nodes[0, TO_PLAY] == 0 else 1.0 - mean0
+            reward += edge_reward[e]
+    return reward / max(iterations, 1)
 
 
 def search_many(root_states, active, iterations, scale_by_visits, rng, nodes, edge_action,
