@@ -119,11 +119,15 @@ def bench_network(game, options: dict) -> list[dict]:
 
 def bench_selfplay(game, options: dict) -> list[dict]:
     """Self-play at the default settings. `network_positions_per_s` is the bare network at
-    the same batch (games in parallel) and precision: the ceiling self-play can approach."""
+    the same batch (games in parallel) and precision: the ceiling self-play can approach.
+    `share=` and `fast=` turn on playout cap randomisation (selfplay.full_search_share and
+    selfplay.fast_simulations)."""
     seconds = float(options.get("seconds", 10.0))
     config = SelfPlayConfig()
     config.simulations = int(options.get("simulations", config.simulations))
     config.games_in_parallel = int(options.get("trees", config.games_in_parallel))
+    config.full_search_share = float(options.get("share", config.full_search_share))
+    config.fast_simulations = int(options.get("fast", config.fast_simulations))
     model = build_model("cnn", game).to(_device())
     inference = Inference(model, _device(), "auto")
     evaluated = [0]
@@ -140,6 +144,7 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     network = measure_inference(model, game, config.games_in_parallel, inference.precision, 2.0)
     return [{"game": game.name, "params": game.params(), "device": _device().type,
              "threads": torch.get_num_threads(), "simulations": config.simulations,
+             "full_search_share": config.full_search_share,
              "games_in_parallel": config.games_in_parallel, "precision": inference.precision,
              "sims_per_s": round(sims / elapsed), "moves_per_s": round(moves / elapsed, 1),
              "games_per_hour": round(3600 * moves / elapsed / plies),
@@ -160,7 +165,7 @@ def bench_train(game, options: dict) -> list[dict]:
 
 BENCHES = {"search": bench_search, "pure": bench_pure, "network": bench_network,
            "selfplay": bench_selfplay, "train": bench_train}
-BENCH_KEYS = {"trees", "simulations", "iterations", "seconds", "batch", "threads"}
+BENCH_KEYS = {"trees", "simulations", "iterations", "seconds", "batch", "threads", "share", "fast"}
 
 
 def print_table(rows: list[dict]) -> None:

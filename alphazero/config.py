@@ -22,6 +22,7 @@ class ConfigError(ValueError):
 _BOUNDS = [("mcts.simulations", 1), ("mcts.c_puct", 0), ("mcts.fpu_reduction", 0),
            ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1), ("mcts.arena_factor", 1),
            ("selfplay.games_in_parallel", 1), ("selfplay.temperature_moves", 0),
+           ("selfplay.fast_simulations", 1),
            ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),
            ("train.min_replay", 0), ("train.batch_size", 1), ("train.lr", 0), ("train.l2", 0),
            ("train.checkpoint_minutes", 0)]
@@ -32,6 +33,12 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value < low:
             raise ConfigError(f"{key} must be a number of at least {low}, not {value!r}.")
+    share = cfg.selfplay.full_search_share
+    if not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 < share <= 1:
+        raise ConfigError(f"selfplay.full_search_share must be above 0 and at most 1, not {share!r}.")
+    if share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
+        raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
+                          f"exceed mcts.simulations ({cfg.mcts.simulations}).")
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     worker_count(cfg.selfplay.workers)
@@ -98,4 +105,5 @@ def search_config(cfg: DictConfig) -> SearchConfig:
 def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:
     s = cfg.selfplay
     return SelfPlayConfig(simulations=cfg.mcts.simulations, games_in_parallel=s.games_in_parallel,
-                          temperature_moves=s.temperature_moves, noise=s.noise)
+                          temperature_moves=s.temperature_moves, noise=s.noise,
+                          full_search_share=s.full_search_share, fast_simulations=s.fast_simulations)

@@ -128,16 +128,16 @@ def apply_virtual_loss(nodes, value0, b, leaf):
 def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, root_states,
                   active, target_sims, leaves_per_tree, c_puct, fpu_reduction,
                   out_planes, out_masks, leaf_tree, leaf_node):
-    """Walk each active tree that still needs simulations to up to `leaves_per_tree` leaves.
-    Terminal leaves are backed up here; the others are encoded into out_planes/out_masks.
-    Returns the number of leaves to evaluate."""
+    """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
+    `leaves_per_tree` leaves. Terminal leaves are backed up here; the others are encoded into
+    out_planes/out_masks. Returns the number of leaves to evaluate."""
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
     for b in range(nodes.shape[0]):
         if not active[b]:
             continue
         for pending in range(leaves_per_tree):
-            if trees[b, SIMS] + pending >= target_sims:
+            if trees[b, SIMS] + pending >= target_sims[b]:
                 break
             copy_into(state, root_states[b])
             n = trees[b, ROOT]
@@ -328,26 +328,31 @@ class BatchedSearch:
         self.kernels.reset_trees(self.nodes, self.value0, self.trees, self.root_states, which)
         self.active[b] = self.game.status(state) == 0
 
-    def run(self, evaluator, add_noise: bool = False) -> int:
-        """Run `simulations` new simulations in every active tree. Returns the number of
-        network evaluations made."""
+    def run(self, evaluator, add_noise: bool | np.ndarray = False,
+            simulations: np.ndarray | None = None) -> int:
+        """Run new simulations in every active tree: `simulations[b]` in tree b (at most the
+        budget the search was built for), or that budget everywhere. `add_noise` mixes
+        Dirichlet noise into the roots, everywhere or where a [B] mask says. Returns the
+        number of network evaluations made."""
         k, cfg = self.kernels, self.config
+        targets = self._targets(simulations)
+        noisy = self.active & np.broadcast_to(np.asarray(add_noise, dtype=np.bool_), self.active.shape)
         k.make_room(self.nodes, self.value0, self.edge_action, self.trees, self.root_states,
                     self.active, self.nodes_per_search, self.edges_per_search)
         self.trees[:, SIMS] = 0
         evaluated = 0
-        noise_pending = add_noise
+        noise_pending = bool(noisy.any())
         while True:
             if noise_pending and self._roots_expanded():
-                self._mix_noise()
+                self._mix_noise(noisy)
                 noise_pending = False
             count = k.select_leaves(self.nodes, self.value0, self.edge_action, self.edge_prior,
                                     self.edge_child, self.trees, self.root_states, self.active,
-                                    self.simulations, cfg.leaves_per_tree, cfg.c_puct,
+                                    targets, cfg.leaves_per_tree, cfg.c_puct,
                                     cfg.fpu_reduction, self.planes, self.masks,
                                     self.leaf_tree, self.leaf_node)
             if count == 0:
-                if not np.any(self.active & (self.trees[:, SIMS] < self.simulations)):
+                if not np.any(self.active & (self.trees[:, SIMS] < targets)):
                     return evaluated
                 continue
             priors, values = evaluator(self.planes[:count], self.masks[:count])
@@ -358,16 +363,25 @@ class BatchedSearch:
                                 self.leaf_tree, self.leaf_node, count)
             evaluated += count
 
+    def _targets(self, simulations: np.ndarray | None) -> np.ndarray:
+        if simulations is None:
+            return np.full(self.num_trees, self.simulations, dtype=np.int32)
+        targets = np.asarray(simulations, dtype=np.int32)
+        if targets.shape != (self.num_trees,) or targets.min() < 1 or targets.max() > self.simulations:
+            raise ValueError(f"per-tree simulations must be {self.num_trees} numbers from 1 to "
+                             f"{self.simulations}.")
+        return targets
+
     def _roots_expanded(self) -> bool:
         roots = self.trees[:, ROOT]
         starts = self.nodes[np.arange(self.num_trees), roots, EDGE_START]
         return bool(np.all((starts >= 0) | ~self.active))
 
-    def _mix_noise(self) -> None:
+    def _mix_noise(self, which: np.ndarray) -> None:
         alpha = self.config.dirichlet_alpha or self.game.dirichlet_alpha
         noise = self.rng.gamma(alpha, 1.0, size=(self.num_trees, self.game.num_actions))
         self.kernels.mix_root_noise(self.nodes, self.edge_action, self.edge_prior, self.trees,
-                                    self.active, noise, self.config.dirichlet_epsilon)
+                                    which, noise, self.config.dirichlet_epsilon)
 
     def visit_counts(self) -> np.ndarray:
         """[B, A] visit counts of each root's children (zeros for inactive trees)."""

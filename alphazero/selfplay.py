@@ -1,9 +1,14 @@
 """One self-play worker: K games at once, one network call per search step for all of them.
 
-Each finished game comes out as a `GameRecord`: for every position the encoded planes, the
-search's visit distribution pi, the outcome z from the view of the side to move there (for
-Connect6 the side placing that stone), and the position's symmetry maps, which the replay
-buffer uses to store every symmetric image.
+Each finished game comes out as a `GameRecord`: for every recorded position the encoded
+planes, the search's visit distribution pi, the outcome z from the view of the side to move
+there (for Connect6 the side placing that stone), and the position's symmetry maps, which the
+replay buffer uses to store every symmetric image.
+
+Playout cap randomisation (KataGo, Wu 2019): with `full_search_share` below 1, each move is a
+full search (`simulations`, root noise, recorded) with that probability, else a fast one
+(`fast_simulations`, no noise, not recorded). Games get cheaper, so more of them - and more
+independent outcomes for the value head - come from the same compute.
 """
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ class SelfPlayConfig:
     games_in_parallel: int = 128  # K: trees searched together, one batch per search step
     temperature_moves: int = 12  # plies played with tau = 1 (sampled); argmax after
     noise: bool = True  # Dirichlet noise at the root
+    full_search_share: float = 1.0  # playout cap randomisation: share of full, recorded searches
+    fast_simulations: int = 32  # the other moves' search budget
 
 
 @dataclass
@@ -30,12 +37,18 @@ class GameRecord:
     zs: np.ndarray  # float32 [n]
     cell_syms: np.ndarray  # int16 [n, G, H*W]
     action_syms: np.ndarray  # int16 [n, G, A]
-    actions: np.ndarray  # int16 [n]: the move played from each position
+    moves: np.ndarray  # int16 [plies]: every move of the game, recorded or not
+    recorded_plies: np.ndarray  # int16 [n]: the ply of each recorded position
     result: int  # final status: FIRST_WON, SECOND_WON or DRAW
 
     @property
     def length(self) -> int:
+        """Recorded positions."""
         return len(self.zs)
+
+    @property
+    def plies(self) -> int:
+        return len(self.moves)
 
 
 @dataclass
@@ -45,7 +58,8 @@ class _History:
     movers: list = field(default_factory=list)
     cell_syms: list = field(default_factory=list)
     action_syms: list = field(default_factory=list)
-    actions: list = field(default_factory=list)
+    moves: list = field(default_factory=list)
+    recorded_plies: list = field(default_factory=list)
 
 
 def outcome_for(result: int, mover: int) -> float:
@@ -61,6 +75,10 @@ class SelfPlayWorker:
 
     def __init__(self, game, evaluator, config: SelfPlayConfig, search_config: SearchConfig,
                  seed: int = 0):
+        if not 0.0 < config.full_search_share <= 1.0:
+            raise ValueError("full_search_share must be above 0 and at most 1.")
+        if config.full_search_share < 1.0 and not 1 <= config.fast_simulations <= config.simulations:
+            raise ValueError("fast_simulations must be from 1 to the full search's simulations.")
         self.game = game
         self.evaluator = evaluator
         self.config = config
@@ -77,22 +95,26 @@ class SelfPlayWorker:
 
     def play_move(self) -> list[GameRecord]:
         """Search every game once, play the chosen moves, return the finished games."""
-        search, game = self.search, self.game
-        search.run(self.evaluator, add_noise=self.config.noise)
+        search, game, cfg = self.search, self.game, self.config
+        full = self.rng.random(search.num_trees) < cfg.full_search_share
+        search.run(self.evaluator, add_noise=cfg.noise & full,
+                   simulations=np.where(full, cfg.simulations, cfg.fast_simulations))
         visits = search.visit_counts()
         plies = np.array([game.kernels["ply"](s) for s in self.states])
-        temperature = np.where(plies < self.config.temperature_moves, 1.0, 0.0)
+        temperature = np.where(plies < cfg.temperature_moves, 1.0, 0.0)
         actions = search.choose(visits, temperature)
         finished = []
         for b, state in enumerate(self.states):
             history = self.histories[b]
-            cells, acts = game.symmetries(state)
-            history.planes.append(game.encode(state).astype(np.uint8))
-            history.pis.append(visits[b] / visits[b].sum())
-            history.movers.append(game.to_move(state))
-            history.cell_syms.append(cells.astype(np.int16))
-            history.action_syms.append(acts.astype(np.int16))
-            history.actions.append(int(actions[b]))
+            if full[b]:
+                cells, acts = game.symmetries(state)
+                history.planes.append(game.encode(state).astype(np.uint8))
+                history.pis.append(visits[b] / visits[b].sum())
+                history.movers.append(game.to_move(state))
+                history.cell_syms.append(cells.astype(np.int16))
+                history.action_syms.append(acts.astype(np.int16))
+                history.recorded_plies.append(len(history.moves))
+            history.moves.append(int(actions[b]))
             game.play(state, int(actions[b]))
             search.advance(b, int(actions[b]))
             result = game.status(state)
@@ -102,10 +124,19 @@ class SelfPlayWorker:
                 self.states[b] = self._new_game(b)
         return finished
 
-    @staticmethod
-    def _record(history: _History, result: int) -> GameRecord:
+    def _record(self, history: _History, result: int) -> GameRecord:
+        if not history.recorded_plies:  # every move was a fast search: a game, no samples
+            g = self.game
+            return GameRecord(
+                planes=np.zeros((0, g.planes, g.height, g.width), dtype=np.uint8),
+                pis=np.zeros((0, g.num_actions), dtype=np.float32), zs=np.zeros(0, dtype=np.float32),
+                cell_syms=np.zeros((0, 1, g.height * g.width), dtype=np.int16),
+                action_syms=np.zeros((0, 1, g.num_actions), dtype=np.int16),
+                moves=np.array(history.moves, dtype=np.int16),
+                recorded_plies=np.zeros(0, dtype=np.int16), result=result)
         return GameRecord(
             planes=np.stack(history.planes), pis=np.stack(history.pis).astype(np.float32),
             zs=np.array([outcome_for(result, m) for m in history.movers], dtype=np.float32),
             cell_syms=np.stack(history.cell_syms), action_syms=np.stack(history.action_syms),
-            actions=np.array(history.actions, dtype=np.int16), result=result)
+            moves=np.array(history.moves, dtype=np.int16),
+            recorded_plies=np.array(history.recorded_plies, dtype=np.int16), result=result)

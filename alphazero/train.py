@@ -178,6 +178,8 @@ class TrainingRun:
         seconds = max(time.time() - began, 1e-9)
         positions = sum(g.length for g in games)
         for record in games:
+            if record.length == 0:
+                continue  # playout cap randomisation recorded none of its positions
             self.replay.add_game(record.planes.astype(np.float32), record.pis, record.zs,
                                  record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
         c["round"] += 1
@@ -187,7 +189,7 @@ class TrainingRun:
         w = self.writer
         w.add_scalar("selfplay/games_per_s", len(games) / seconds, step)
         w.add_scalar("selfplay/positions_per_s", positions / seconds, step)
-        w.add_scalar("selfplay/game_length", positions / max(len(games), 1), step)
+        w.add_scalar("selfplay/game_length", sum(g.plies for g in games) / max(len(games), 1), step)
         w.add_scalar("selfplay/first_player_win_rate",
                      sum(g.result == FIRST_WON for g in games) / max(len(games), 1), step)
         w.add_scalar("replay/size", len(self.replay), step)

@@ -208,6 +208,27 @@ def test_long_games_with_tiny_arenas_and_reuse(name, params, leaves):
     assert reused > 0
 
 
+def test_per_tree_budgets_and_noise_mask():
+    """Playout cap randomisation's search: each tree runs exactly its own budget, and noise
+    reaches only the roots the mask names."""
+    game = make_game("othello", rules="standard")
+    search = BatchedSearch(game, 3, 50, SearchConfig(dirichlet_epsilon=0.5), seed=2)
+    for b in range(3):
+        search.set_root(b, game.new_state())
+    search.run(hashed_evaluator, add_noise=np.array([True, False, False]),
+               simulations=np.array([50, 7, 1]))
+    np.testing.assert_array_equal(search.nodes[:, 0, VISITS], [50, 7, 1])
+    clean = BatchedSearch(game, 1, 50)
+    clean.set_root(0, game.new_state())
+    clean.run(hashed_evaluator, simulations=np.array([7]))
+    np.testing.assert_array_equal(search.visit_counts()[1], clean.visit_counts()[0])
+    root_priors = search.edge_prior[:, :4]  # the four opening moves
+    assert not np.allclose(root_priors[0], root_priors[1])
+    np.testing.assert_allclose(root_priors[1], root_priors[2])
+    with pytest.raises(ValueError, match="from 1 to 50"):
+        search.run(hashed_evaluator, simulations=np.array([51, 1, 1]))
+
+
 def test_choose_respects_temperature():
     game = make_game("connect4", rows=6, cols=7)
     search = BatchedSearch(game, 1, 4)

@@ -18,8 +18,9 @@ def uniform(planes, legal):
     return priors.astype(np.float32), np.zeros(len(planes), dtype=np.float32)
 
 
-def finished_games(game, count, simulations=8):
-    worker = SelfPlayWorker(game, uniform, SelfPlayConfig(simulations=simulations, games_in_parallel=4),
+def finished_games(game, count, simulations=8, **config):
+    worker = SelfPlayWorker(game, uniform, SelfPlayConfig(simulations=simulations, games_in_parallel=4,
+                                                          **config),
                             SearchConfig(), seed=5)
     games = []
     while len(games) < count:
@@ -37,9 +38,10 @@ def test_connect6_records_replay_the_game():
     places each stone (two stones a turn); pi is a distribution over the legal stones."""
     game = make_game("connect6", size=6)
     record = finished_games(game, 1)[0]
+    np.testing.assert_array_equal(record.recorded_plies, np.arange(record.plies))
     state = game.new_state()
     movers = []
-    for planes, pi, z, action in zip(record.planes, record.pis, record.zs, record.actions):
+    for planes, pi, z, action in zip(record.planes, record.pis, record.zs, record.moves):
         np.testing.assert_array_equal(planes, game.encode(state))
         assert np.isclose(pi.sum(), 1.0) and not pi[~game.legal_mask(state)].any()
         movers.append(game.to_move(state))
@@ -47,6 +49,29 @@ def test_connect6_records_replay_the_game():
         game.play(state, int(action))
     assert game.status(state) == record.result
     assert movers[:5] == [0, 1, 1, 0, 0]  # Black's single stone, then pairs
+
+
+def test_playout_cap_randomisation_records_only_full_searches():
+    """With a full-search share of 0.3, about 30% of the plies are recorded, each with the
+    planes of the position it was searched from and a pi drawn from a full search."""
+    game = make_game("othello", rules="course")
+    games = finished_games(game, 8, simulations=40, full_search_share=0.3, fast_simulations=4)
+    plies = sum(record.plies for record in games)
+    recorded = sum(record.length for record in games)
+    assert 0.2 < recorded / plies < 0.4
+    for record in games:
+        state = game.new_state()
+        wanted = set(record.recorded_plies.tolist())
+        index = 0
+        for ply, move in enumerate(record.moves):
+            if ply in wanted:
+                np.testing.assert_array_equal(record.planes[index], game.encode(state))
+                assert record.zs[index] == outcome_for(record.result, game.to_move(state))
+                # a fresh full search spreads 40 visits; a fast one could not reach 5 children
+                assert np.count_nonzero(record.pis[index]) >= min(5, game.legal_mask(state).sum())
+                index += 1
+            game.play(state, int(move))
+        assert index == record.length and game.status(state) == record.result
 
 
 def test_connect4_is_augmented_by_the_mirror_only():

@@ -44,7 +44,9 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
     assert saved["counters"]["steps"] > 0 and saved["counters"]["games"] >= 24
     assert (latest.parent / "replay.pt").is_file()
 
-    second = train(tmp_path, "train.max_games=48", "train.resume=true")
+    # resumed with playout cap randomisation, which changes what is recorded, not the format
+    second = train(tmp_path, "train.max_games=48", "train.resume=true",
+                   "selfplay.full_search_share=0.5", "selfplay.fast_simulations=2")
     assert second.returncode == 0, second.stderr
     resumed = torch.load(latest, weights_only=True)
     assert resumed["counters"]["games"] >= 48
@@ -66,9 +68,11 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("game=chess", "game"),
     ("game.params.rows=3", "rows"),
     ("selfplay.workers=-1", "selfplay.workers"),
+    ("selfplay.full_search_share=1.5", "selfplay.full_search_share"),
+    ("selfplay.full_search_share=0.5 selfplay.fast_simulations=9", "selfplay.fast_simulations"),
 ])
 def test_bad_overrides_give_one_line(tmp_path, override, words):
-    result = train(tmp_path, override, timeout=120)
+    result = train(tmp_path, *override.split(), timeout=120)
     assert result.returncode != 0
     assert words in result.stderr
     assert "Traceback" not in result.stderr
