@@ -96,7 +96,8 @@ class SelfPlayWorker:
     def play_move(self) -> list[GameRecord]:
         """Search every game once, play the chosen moves, return the finished games."""
         search, game, cfg = self.search, self.game, self.config
-        full = self.rng.random(search.num_trees) < cfg.full_search_share
+        full = (self.rng.random(search.num_trees) < cfg.full_search_share
+                if cfg.full_search_share < 1.0 else np.ones(search.num_trees, dtype=np.bool_))
         search.run(self.evaluator, add_noise=cfg.noise & full,
                    simulations=np.where(full, cfg.simulations, cfg.fast_simulations))
         visits = search.visit_counts()
