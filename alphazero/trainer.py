@@ -46,6 +46,7 @@ class Trainer:
             raise ValueError("mixed-precision training needs a CUDA device; turn it off on the CPU.")
         self.model = model.to(self.device)
         self.l2 = weight_decay_l2
+        self.lr = lr
         self.mixed_precision = mixed_precision
         self.decayed_weights = [p for p in model.parameters() if p.dim() > 1]
         if optimizer == "adam":
@@ -93,7 +94,11 @@ class Trainer:
         return self.optimizer.state_dict()
 
     def load_state_dict(self, state: dict) -> None:
+        """Restore the optimizer's moments but keep this trainer's learning rate, so that a
+        resumed run honours a changed `train.lr` (the usual way to anneal it)."""
         self.optimizer.load_state_dict(state)
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.lr
 
 
 def measure_training(trainer: Trainer, spec, batch_size: int, seconds: float = 1.0) -> float:

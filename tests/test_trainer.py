@@ -84,6 +84,15 @@ def test_optimizer_state_round_trip(tmp_path):
         assert torch.equal(saved[key]["exp_avg"], loaded[key]["exp_avg"])
 
 
+def test_restored_optimizer_takes_the_new_learning_rate(tmp_path):
+    trainer = Trainer(make("cnn"), lr=0.002)
+    trainer.train_step(*fixed_batch())
+    annealed = Trainer(make("cnn"), lr=0.0005)
+    annealed.load_state_dict(trainer.state_dict())
+    assert annealed.train_step(*fixed_batch())["lr"] == 0.0005
+    assert trainer.state_dict()["param_groups"][0]["lr"] == 0.002  # the saved state is untouched
+
+
 def test_bad_settings_are_clear_errors():
     with pytest.raises(ValueError, match="unknown optimizer 'rmsprop'"):
         Trainer(make("cnn"), optimizer="rmsprop")
