@@ -33,10 +33,11 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value < low:
             raise ConfigError(f"{key} must be a number of at least {low}, not {value!r}.")
-    share = cfg.selfplay.full_search_share
-    if not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 < share <= 1:
-        raise ConfigError(f"selfplay.full_search_share must be above 0 and at most 1, not {share!r}.")
-    if share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
+    for key in ("selfplay.full_search_share", "mcts.discount"):
+        value = OmegaConf.select(cfg, key)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value <= 1:
+            raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
+    if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
         raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
                           f"exceed mcts.simulations ({cfg.mcts.simulations}).")
     if cfg.mcts.dirichlet_epsilon > 1:
@@ -99,7 +100,8 @@ def search_config(cfg: DictConfig) -> SearchConfig:
     m = cfg.mcts
     return SearchConfig(c_puct=m.c_puct, fpu_reduction=m.fpu_reduction,
                         dirichlet_alpha=m.dirichlet_alpha, dirichlet_epsilon=m.dirichlet_epsilon,
-                        leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor)
+                        leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
+                        discount=m.discount)
 
 
 def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:

@@ -23,7 +23,7 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from alphazero import checkpoint, optimal_moves
-from alphazero.config import ConfigError, build_game
+from alphazero.config import ConfigError, build_game, validate
 from alphazero.players import PureMCTSPlayer, make_player
 from games import DRAW, FIRST_WON, ONGOING, GameError
 from games.connect4_solver import Connect4Solver
@@ -179,6 +179,7 @@ def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
 def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
     if cfg.eval.games < 1:
         raise ConfigError(f"eval.games must be at least 1, not {cfg.eval.games}.")
+    validate(cfg)
     game = build_game(cfg)
     check_solver_options(game, cfg)
     player = make_player(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)

@@ -45,6 +45,8 @@ class SearchConfig:
     dirichlet_epsilon: float = 0.25
     leaves_per_tree: int = 1  # >1 gathers several leaves per tree per step (virtual loss)
     arena_factor: float = 2.0  # arena holds this many searches' worth of nodes (tree reuse)
+    discount: float = 1.0  # a value shrinks by this factor per ply it is backed up: <1 prefers
+                           # the quicker of two wins and the slower of two losses
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode` are
@@ -98,9 +100,10 @@ def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduct
     return best_edge
 
 
-def backup(nodes, value0, b, leaf, v0, undo_virtual):
-    """Add v0 (first player's view) to the path from leaf to root; optionally replace the
-    virtual loss applied on the way down instead of counting a new visit."""
+def backup(nodes, value0, b, leaf, v0, undo_virtual, discount):
+    """Add v0 (first player's view) to the path from leaf to root, times `discount` per step
+    up; optionally replace the virtual loss applied on the way down instead of counting a
+    new visit."""
     n = leaf
     while n >= 0:
         if undo_virtual:
@@ -111,6 +114,7 @@ def backup(nodes, value0, b, leaf, v0, undo_virtual):
         else:
             nodes[b, n, VISITS] += 1
         value0[b, n] += v0
+        v0 *= discount
         n = nodes[b, n, PARENT]
 
 
@@ -126,7 +130,7 @@ def apply_virtual_loss(nodes, value0, b, leaf):
 
 
 def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, root_states,
-                  active, target_sims, leaves_per_tree, c_puct, fpu_reduction,
+                  active, target_sims, leaves_per_tree, c_puct, fpu_reduction, discount,
                   out_planes, out_masks, leaf_tree, leaf_node):
     """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
     `leaves_per_tree` leaves. Terminal leaves are backed up here; the others are encoded into
@@ -168,7 +172,7 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
             if collided:
                 break
             if nodes[b, n, STATUS] != 0:
-                backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), False)
+                backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), False, discount)
                 trees[b, SIMS] += 1
                 continue
             nodes[b, n, PENDING] = 1
@@ -182,7 +186,7 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
 
 
 def expand_and_backup(nodes, value0, edge_action, edge_prior, edge_child, trees,
-                      masks, priors, values, leaf_tree, leaf_node, count):
+                      masks, priors, values, leaf_tree, leaf_node, count, discount):
     """Give each evaluated leaf its edges (priors renormalised over legal actions) and back
     up its value (from the view of the side to move at the leaf)."""
     for i in range(count):
@@ -205,7 +209,7 @@ def expand_and_backup(nodes, value0, edge_action, edge_prior, edge_child, trees,
         nodes[b, n, NUM_EDGES] = k
         nodes[b, n, PENDING] = 0
         v0 = values[i] if nodes[b, n, TO_PLAY] == 0 else -values[i]
-        backup(nodes, value0, b, n, v0, True)
+        backup(nodes, value0, b, n, v0, True, discount)
         trees[b, SIMS] += 1
 
 
@@ -349,7 +353,7 @@ class BatchedSearch:
             count = k.select_leaves(self.nodes, self.value0, self.edge_action, self.edge_prior,
                                     self.edge_child, self.trees, self.root_states, self.active,
                                     targets, cfg.leaves_per_tree, cfg.c_puct,
-                                    cfg.fpu_reduction, self.planes, self.masks,
+                                    cfg.fpu_reduction, cfg.discount, self.planes, self.masks,
                                     self.leaf_tree, self.leaf_node)
             if count == 0:
                 if not np.any(self.active & (self.trees[:, SIMS] < targets)):
@@ -360,7 +364,7 @@ class BatchedSearch:
                                 self.edge_child, self.trees, self.masks,
                                 np.ascontiguousarray(priors, dtype=np.float32),
                                 np.ascontiguousarray(values, dtype=np.float32),
-                                self.leaf_tree, self.leaf_node, count)
+                                self.leaf_tree, self.leaf_node, count, cfg.discount)
             evaluated += count
 
     def _targets(self, simulations: np.ndarray | None) -> np.ndarray:

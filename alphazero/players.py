@@ -12,6 +12,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 from alphazero import checkpoint
+from alphazero.config import search_config as configured_search
 from alphazero.mcts import BatchedSearch, SearchConfig
 from alphazero.network import Inference, build_model, select_device
 from alphazero.pure_mcts import PureMCTS
@@ -95,5 +96,4 @@ def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
             f"no checkpoint given and none shipped for {game.name} {game.params()}; "
             "pass checkpoint=PATH or use player=pure.")
     inference = load_network(path, game, cfg.device, cfg.selfplay.precision)
-    search = SearchConfig(c_puct=cfg.mcts.c_puct, fpu_reduction=cfg.mcts.fpu_reduction)
-    return AlphaZeroPlayer(game, inference, cfg.mcts.simulations, search, seed=seed)
+    return AlphaZeroPlayer(game, inference, cfg.mcts.simulations, configured_search(cfg), seed=seed)

@@ -124,3 +124,14 @@ def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "is for othello" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_ladder_refuses_bad_search_settings(tmp_path):
+    save_untrained(tmp_path / "net.pt", make_game("othello"))
+    result = subprocess.run(
+        [sys.executable, "-m", "alphazero.evaluate", "game=othello", f"checkpoint={tmp_path / 'net.pt'}",
+         "mcts.discount=1.5", f"hydra.run.dir={tmp_path}/run"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "mcts.discount must be above 0 and at most 1" in result.stderr
+    assert "Traceback" not in result.stderr

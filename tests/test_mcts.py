@@ -53,31 +53,43 @@ def test_puct_wins_through_an_othello_pass():
 
 
 def solve_connect4_4x4():
-    """Exact values (for the side to move) of every position reachable on 4x4 Connect-4,
-    keyed by the network encoding, by plain negamax with a memo."""
+    """Exact scores (for the side to move) of every position reachable on 4x4 Connect-4, by
+    plain negamax with a memo: WIN - n for a win n plies away, -(WIN - n) for a loss, 0 for a
+    draw. Also the sign of each score (its value) keyed by the network encoding."""
     game = make_game("connect4", rows=4, cols=4)
     by_planes = {}
     memo = {}
 
-    def value(state):
+    def score(state):
         key = state.tobytes()
         if key in memo:
             return memo[key]
         code = game.status(state)
         if code != ONGOING:
-            result = 0.0 if code == 3 else -1.0  # the side to move never just won
+            result = 0 if code == 3 else -WIN  # the side to move never just won
         else:
-            result = -1.0
+            result = -WIN
             for action in game.legal_list(state):
                 child = state.copy()
                 game.play(child, action)
-                result = max(result, -value(child))
-            by_planes[game.encode(state).tobytes()] = result
+                result = max(result, one_ply_earlier(-score(child)))
+            by_planes[game.encode(state).tobytes()] = float(np.sign(result))
         memo[key] = result
         return result
 
+    def value(state):
+        return float(np.sign(score(state)))
+
     start = game.new_state()
-    return game, start, value, by_planes
+    return game, start, value, score, by_planes
+
+
+WIN = 100
+
+
+def one_ply_earlier(score):
+    """A score seen one ply further from the end: wins and losses are one ply further off."""
+    return score - 1 if score > 0 else score + 1 if score < 0 else 0
 
 
 def decided_position(game, start, value):
@@ -100,7 +112,7 @@ def decided_position(game, start, value):
 
 
 def test_root_value_converges_to_the_solved_value():
-    game, start, value, by_planes = solve_connect4_4x4()
+    game, start, value, _, by_planes = solve_connect4_4x4()
     value(start)
     state = decided_position(game, start, value)
     truth = value(state)
@@ -119,12 +131,61 @@ def test_root_value_converges_to_the_solved_value():
     assert errors[-1] < errors[0]
 
 
+def quick_and_slow_wins(game, start, score):
+    """Every 4x4 position whose side to move has winning moves of different lengths, none
+    winning at once (a win in one is found without any discount), with each move's score."""
+    cases, seen, frontier = [], set(), [start]
+    while frontier:
+        following = []
+        for state in frontier:
+            if state.tobytes() in seen or game.status(state) != ONGOING:
+                continue
+            seen.add(state.tobytes())
+            move_scores = {}
+            for action in game.legal_list(state):
+                child = state.copy()
+                game.play(child, action)
+                move_scores[action] = one_ply_earlier(-score(child))
+                following.append(child)
+            wins = {v for v in move_scores.values() if v > 0}
+            if len(wins) >= 2 and max(wins) < WIN - 1:
+                cases.append((state, move_scores))
+        frontier = following
+    return cases
+
+
+def test_discount_wins_by_the_quickest_line():
+    """With exact but distance-blind leaf values (+1 for any won position), plain PUCT cannot
+    tell a quick win from a slow one; with a discount every choice is a quickest win."""
+    game, start, _, score, by_planes = solve_connect4_4x4()
+    cases = quick_and_slow_wins(game, start, score)
+    assert len(cases) > 100
+
+    def exact(planes, legal):
+        values = np.array([by_planes[p.tobytes()] for p in planes], dtype=np.float32)
+        return uniform_evaluator(planes, legal)[0], values
+
+    quickest = {}
+    for discount in (1.0, 0.9):
+        search = BatchedSearch(game, len(cases), 800, SearchConfig(discount=discount))
+        for b, (state, _) in enumerate(cases):
+            search.set_root(b, state)
+        search.run(exact)
+        actions = search.choose(search.visit_counts(), 0.0)
+        assert all(scores[a] > 0 for a, (_, scores) in zip(actions, cases))  # never drops a win
+        quickest[discount] = sum(scores[a] == max(scores.values())
+                                 for a, (_, scores) in zip(actions, cases))
+    assert quickest[0.9] == len(cases)
+    assert quickest[1.0] < 0.9 * len(cases)  # the positions do tell the two apart
+
+
 @pytest.mark.parametrize("name", ["connect6", "othello"])
-def test_backup_sign_follows_the_side_to_move(name):
+@pytest.mark.parametrize("discount", [1.0, 0.9])
+def test_backup_sign_follows_the_side_to_move(name, discount):
     """Every leaf evaluates to +0.6 for its own side to move. Each node's stored value must be
-    the sum of what its subtree saw, turned to the first player's view by the side to move
-    at each evaluated node, not by counting plies: a Connect6 pair keeps the side, and an
-    Othello pass is an ordinary action."""
+    the sum of what its subtree saw (times the discount per ply up), turned to the first
+    player's view by the side to move at each evaluated node, not by counting plies: a
+    Connect6 pair keeps the side, and an Othello pass is an ordinary action."""
     if name == "connect6":
         game, state = position("connect6", {"size": 7}, ["D4"])  # White places two stones
     else:
@@ -134,7 +195,7 @@ def test_backup_sign_follows_the_side_to_move(name):
     def constant(planes, legal):
         return uniform_evaluator(planes, legal)[0], np.full(len(planes), leaf_value, np.float32)
 
-    search = BatchedSearch(game, 1, 200)
+    search = BatchedSearch(game, 1, 200, SearchConfig(discount=discount))
     search.set_root(0, state)
     search.run(constant)
     nodes, value0 = search.nodes[0], search.value0[0]
@@ -147,7 +208,7 @@ def test_backup_sign_follows_the_side_to_move(name):
             own[n] = leaf_value if nodes[n, TO_PLAY] == 0 else -leaf_value
     expected = own.copy()
     for n in range(used - 1, 0, -1):  # children are created after their parents
-        expected[nodes[n, PARENT]] += expected[n]
+        expected[nodes[n, PARENT]] += discount * expected[n]
     np.testing.assert_allclose(value0[:used], expected, atol=1e-9)
     in_actions = [search.edge_action[0, nodes[n, IN_EDGE]] for n in range(1, used)]
     if name == "connect6":

@@ -69,6 +69,7 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("game.params.rows=3", "rows"),
     ("selfplay.workers=-1", "selfplay.workers"),
     ("selfplay.full_search_share=1.5", "selfplay.full_search_share"),
+    ("mcts.discount=0", "mcts.discount"),
     ("selfplay.full_search_share=0.5 selfplay.fast_simulations=9", "selfplay.fast_simulations"),
 ])
 def test_bad_overrides_give_one_line(tmp_path, override, words):
