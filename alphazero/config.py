@@ -35,6 +35,8 @@ def validate(cfg: DictConfig) -> None:
             raise ConfigError(f"{key} must be a number of at least {low}, not {value!r}.")
     for key in ("selfplay.full_search_share", "mcts.discount"):
         value = OmegaConf.select(cfg, key)
+        if key == "mcts.discount" and value is None:
+            continue
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value <= 1:
             raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
     if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
@@ -96,12 +98,14 @@ def worker_count(setting) -> int:
     return setting
 
 
-def search_config(cfg: DictConfig) -> SearchConfig:
+def search_config(cfg: DictConfig, network_discount: float = 1.0) -> SearchConfig:
+    """The search settings; mcts.discount null takes the discount the network was trained
+    with (`network_discount`), so its values mean what the search expects."""
     m = cfg.mcts
     return SearchConfig(c_puct=m.c_puct, fpu_reduction=m.fpu_reduction,
                         dirichlet_alpha=m.dirichlet_alpha, dirichlet_epsilon=m.dirichlet_epsilon,
                         leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
-                        discount=m.discount)
+                        discount=network_discount if m.discount is None else m.discount)
 
 
 def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:

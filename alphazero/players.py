@@ -74,10 +74,8 @@ def default_checkpoint(game_name: str, game_params: dict) -> Path | None:
     return None
 
 
-def load_network(path, game, device: str = "auto", precision: str = "auto") -> Inference:
-    """The checkpoint's network, ready for search; refuses one made for another game."""
-    saved = checkpoint.load(path)
-    checkpoint.check_game(saved, game.name, game.params(), path)
+def load_network(saved: dict, game, device: str = "auto", precision: str = "auto") -> Inference:
+    """A loaded checkpoint's network, ready for search."""
     model = build_model(saved["model_kind"], game, **saved["model_sizes"])
     model.load_state_dict(saved["model"])
     torch_device = select_device(device)
@@ -95,5 +93,13 @@ def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
         raise checkpoint.CheckpointError(
             f"no checkpoint given and none shipped for {game.name} {game.params()}; "
             "pass checkpoint=PATH or use player=pure.")
-    inference = load_network(path, game, cfg.device, cfg.selfplay.precision)
-    return AlphaZeroPlayer(game, inference, cfg.mcts.simulations, configured_search(cfg), seed=seed)
+    saved = checkpoint.load(path)
+    checkpoint.check_game(saved, game.name, game.params(), path)
+    inference = load_network(saved, game, cfg.device, cfg.selfplay.precision)
+    search = configured_search(cfg, trained_discount(saved))
+    return AlphaZeroPlayer(game, inference, cfg.mcts.simulations, search, seed=seed)
+
+
+def trained_discount(saved: dict) -> float:
+    """The value discount a checkpoint was trained with (1 before the setting existed)."""
+    return saved.get("config", {}).get("mcts", {}).get("discount") or 1.0

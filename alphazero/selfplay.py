@@ -2,8 +2,9 @@
 
 Each finished game comes out as a `GameRecord`: for every recorded position the encoded
 planes, the search's visit distribution pi, the outcome z from the view of the side to move
-there (for Connect6 the side placing that stone), and the position's symmetry maps, which the
-replay buffer uses to store every symmetric image.
+there (for Connect6 the side placing that stone; times the search's discount per ply left to
+play, when one is set), and the position's symmetry maps, which the replay buffer uses to
+store every symmetric image.
 
 Playout cap randomisation (KataGo, Wu 2019): with `full_search_share` below 1, each move is a
 full search (`simulations`, root noise, recorded) with that probability, else a fast one
@@ -125,6 +126,13 @@ class SelfPlayWorker:
                 self.states[b] = self._new_game(b)
         return finished
 
+    def _targets(self, history: _History, result: int) -> np.ndarray:
+        """z per recorded position, shrunk by the search's discount per ply left to play, so
+        that the value head learns what the search backs up."""
+        outcomes = np.array([outcome_for(result, m) for m in history.movers], dtype=np.float64)
+        plies_left = len(history.moves) - np.array(history.recorded_plies)
+        return (outcomes * self.search.config.discount ** plies_left).astype(np.float32)
+
     def _record(self, history: _History, result: int) -> GameRecord:
         if not history.recorded_plies:  # every move was a fast search: a game, no samples
             g = self.game
@@ -137,7 +145,7 @@ class SelfPlayWorker:
                 recorded_plies=np.zeros(0, dtype=np.int16), result=result)
         return GameRecord(
             planes=np.stack(history.planes), pis=np.stack(history.pis).astype(np.float32),
-            zs=np.array([outcome_for(result, m) for m in history.movers], dtype=np.float32),
+            zs=self._targets(history, result),
             cell_syms=np.stack(history.cell_syms), action_syms=np.stack(history.action_syms),
             moves=np.array(history.moves, dtype=np.int16),
             recorded_plies=np.array(history.recorded_plies, dtype=np.int16), result=result)

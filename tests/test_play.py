@@ -139,3 +139,16 @@ def test_setup_errors_are_one_line_and_exit_2(overrides, words):
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and words in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_agent_searches_with_the_discount_its_network_was_trained_with(tmp_path):
+    """mcts.discount null takes the checkpoint's training value (1 when it has none), so a
+    network's values mean what its search expects; an explicit setting still wins."""
+    game = make_game("connect4", rows=6, cols=7)
+    plain = tiny_checkpoint(tmp_path / "plain.pt", game)
+    discounted = checkpoint.load(plain) | {"config": {"mcts": {"discount": 0.95}}}
+    checkpoint.save_atomic(discounted, tmp_path / "discounted.pt")
+    for path, overrides, expected in [(plain, [], 1.0), (tmp_path / "discounted.pt", [], 0.95),
+                                      (tmp_path / "discounted.pt", ["mcts.discount=0.8"], 0.8)]:
+        cfg = compose_config("play", "game=connect4_classic", f"checkpoint={path}", *overrides)
+        assert make_agent(game, cfg).search_config.discount == expected

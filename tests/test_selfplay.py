@@ -18,10 +18,10 @@ def uniform(planes, legal):
     return priors.astype(np.float32), np.zeros(len(planes), dtype=np.float32)
 
 
-def finished_games(game, count, simulations=8, **config):
+def finished_games(game, count, simulations=8, discount=1.0, **config):
     worker = SelfPlayWorker(game, uniform, SelfPlayConfig(simulations=simulations, games_in_parallel=4,
                                                           **config),
-                            SearchConfig(), seed=5)
+                            SearchConfig(discount=discount), seed=5)
     games = []
     while len(games) < count:
         games += worker.play_move()
@@ -72,6 +72,21 @@ def test_playout_cap_randomisation_records_only_full_searches():
                 index += 1
             game.play(state, int(move))
         assert index == record.length and game.status(state) == record.result
+
+
+def test_discounted_targets_shrink_with_the_plies_left():
+    """With a discount, z is the outcome times discount ** (plies from the position to the
+    end): the last mover's win is worth the discount, an opening's less."""
+    game = make_game("connect4", rows=6, cols=7)
+    for record in finished_games(game, 3, discount=0.9, full_search_share=0.5, fast_simulations=2):
+        state, index = game.new_state(), 0
+        for ply, move in enumerate(record.moves):
+            if index < record.length and record.recorded_plies[index] == ply:
+                outcome = outcome_for(record.result, game.to_move(state))
+                assert np.isclose(record.zs[index], outcome * 0.9 ** (record.plies - ply))
+                index += 1
+            game.play(state, int(move))
+        assert index == record.length
 
 
 def test_connect4_is_augmented_by_the_mirror_only():
