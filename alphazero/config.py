@@ -31,19 +31,20 @@ _BOUNDS = [("mcts.simulations", 1), ("mcts.c_puct", 0), ("mcts.fpu_reduction", 0
 def validate(cfg: DictConfig) -> None:
     for key, low in _BOUNDS:
         value = OmegaConf.select(cfg, key)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value < low:
+        if not _is_number(value) or value < low:
             raise ConfigError(f"{key} must be a number of at least {low}, not {value!r}.")
     for key in ("selfplay.full_search_share", "mcts.discount"):
         value = OmegaConf.select(cfg, key)
         if key == "mcts.discount" and value is None:
             continue
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value <= 1:
+        if not _is_number(value) or not 0 < value <= 1:
             raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
     if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
         raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
                           f"exceed mcts.simulations ({cfg.mcts.simulations}).")
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
+    validate_lr_schedule(cfg.train.lr_schedule)
     worker_count(cfg.selfplay.workers)
     validate_pool(cfg.pool, cfg.selfplay.workers)
     devices = ddp_devices(cfg.train.ddp)
@@ -59,10 +60,44 @@ def validate_pool(pool: DictConfig, workers) -> None:
         raise ConfigError("pool.kind=ray needs selfplay.workers of at least 1, or auto.")
     for key in ("num_cpus", "num_gpus"):
         value = pool[key]
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+        if not _is_number(value) or value < 0:
             raise ConfigError(f"pool.{key} must be a number of at least 0, not {value!r}.")
     if pool.num_cpus == 0:
         raise ConfigError("pool.num_cpus must be more than 0 (fractions such as 0.5 are fine).")
+
+
+def validate_lr_schedule(schedule) -> None:
+    if schedule is None:
+        return
+    error = ConfigError(f"train.lr_schedule must be null or a list of [games, lr] pairs with "
+                        f"rising game counts from 0 and positive rates, not {schedule!r}.")
+    if not _is_list(schedule) or len(schedule) == 0:
+        raise error
+    previous = -1
+    for pair in schedule:
+        if not _is_list(pair) or len(pair) != 2 or not all(_is_number(x) for x in pair):
+            raise error
+        games, lr = pair
+        if games <= previous or lr <= 0:
+            raise error
+        previous = games
+
+
+def _is_list(value) -> bool:
+    return OmegaConf.is_list(value) or isinstance(value, list)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def scheduled_lr(train: DictConfig, games: int) -> float:
+    """train.lr, or the rate of the last train.lr_schedule entry this many games have reached."""
+    lr = train.lr
+    for start, rate in train.lr_schedule or []:
+        if games >= start:
+            lr = rate
+    return float(lr)
 
 
 def ddp_devices(setting) -> list[str]:
@@ -74,7 +109,7 @@ def ddp_devices(setting) -> list[str]:
             raise ConfigError("train.ddp=true needs CUDA GPUs; on the CPU give a device list "
                               "such as train.ddp=[cpu,cpu].")
         return [f"cuda:{i}" for i in range(torch.cuda.device_count())]
-    devices = list(setting) if OmegaConf.is_list(setting) or isinstance(setting, list) else [setting]
+    devices = list(setting) if _is_list(setting) else [setting]
     kinds = {str(d).split(":")[0] for d in devices}
     if not devices or not kinds <= {"cpu", "cuda"} or len(kinds) > 1:
         raise ConfigError(f"train.ddp must be false, true or a list of devices all cpu or all "

@@ -64,6 +64,9 @@ def _step(trainer: Trainer, batch, rank: int, world: int, device: torch.device) 
         header = torch.tensor([*batch[0].shape, batch[1].shape[1]], device=device)
     dist.broadcast(header, 0)
     b, p, h, w, a = header.tolist()
+    lr = torch.tensor([trainer.lr if rank == 0 else 0.0], dtype=torch.float64, device=device)
+    dist.broadcast(lr, 0)  # rank 0 follows train.lr_schedule; the others follow rank 0
+    trainer.set_lr(lr.item())
     if rank == 0:
         tensors = [torch.as_tensor(x, dtype=torch.float32).to(device) for x in batch]
     else:
@@ -122,6 +125,9 @@ class DataParallelTrainer:
 
     def state_dict(self) -> dict:
         return self.trainer.state_dict()
+
+    def set_lr(self, lr: float) -> None:
+        self.trainer.set_lr(lr)  # the replicas take it over in the next step
 
     def stop(self) -> None:
         # The replicas hold nothing rank 0 lacks (it checkpoints), so ending them loses nothing.

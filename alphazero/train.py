@@ -20,8 +20,8 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from alphazero import checkpoint
-from alphazero.config import (ConfigError, build_game, ddp_devices, search_config, selfplay_config,
-                              validate, worker_count)
+from alphazero.config import (ConfigError, build_game, ddp_devices, scheduled_lr, search_config,
+                              selfplay_config, validate, worker_count)
 from alphazero.distributed import DataParallelTrainer
 from alphazero.evaluate import Gate
 from alphazero.network import Inference, build_model, select_device
@@ -199,6 +199,7 @@ class TrainingRun:
         if len(self.replay) < cfg.train.min_replay:
             progress.set_postfix(buffer=len(self.replay), waiting_for=cfg.train.min_replay)
             return
+        self.trainer.set_lr(scheduled_lr(cfg.train, c["games"]))
         # Steps in proportion to new positions, so faster self-play does not change learning.
         c["train_samples"] += positions * cfg.train.sample_ratio
         steps = int(c["train_samples"] // cfg.train.batch_size)

@@ -95,10 +95,14 @@ class Trainer:
 
     def load_state_dict(self, state: dict) -> None:
         """Restore the optimizer's moments but keep this trainer's learning rate, so that a
-        resumed run honours a changed `train.lr` (the usual way to anneal it)."""
+        resumed run honours a changed `train.lr`."""
         self.optimizer.load_state_dict(state)
+        self.set_lr(self.lr)
+
+    def set_lr(self, lr: float) -> None:
+        self.lr = lr
         for group in self.optimizer.param_groups:
-            group["lr"] = self.lr
+            group["lr"] = lr
 
 
 def measure_training(trainer: Trainer, spec, batch_size: int, seconds: float = 1.0) -> float:

@@ -29,12 +29,17 @@ def test_two_gloo_processes_compute_the_gradients_of_the_whole_batch():
     parallel = DataParallelTrainer(Trainer(model, **TRAINER_ARGS), TRAINER_ARGS, ["cpu", "cpu"])
     rng = np.random.default_rng(0)
     try:
-        # The second step also checks that the other replica took the same first step.
-        for _ in range(2):
+        # Each step also checks that the other replica took the same step before, at the
+        # learning rate that rank 0 was given (train.lr_schedule changes it between steps).
+        for step in range(3):
+            if step == 1:
+                alone.set_lr(0.01)
+                parallel.set_lr(0.01)
             batch = random_batch(16, rng)
             expected = alone.train_step(*batch)
             metrics = parallel.train_step(*batch)
             assert metrics["loss/total"] == pytest.approx(expected["loss/total"], rel=1e-5)
+            assert metrics["lr"] == pytest.approx(expected["lr"])  # averaged over both ranks
             for (name, p), q in zip(model.named_parameters(), alone_model.parameters()):
                 torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6, msg=name)
     finally:

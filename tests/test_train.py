@@ -44,14 +44,19 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
     assert saved["counters"]["steps"] > 0 and saved["counters"]["games"] >= 24
     assert (latest.parent / "replay.pt").is_file()
 
-    # resumed with playout cap randomisation, which changes what is recorded, not the format
+    # resumed with playout cap randomisation, which changes what is recorded, not the format,
+    # and a learning-rate schedule that drops the rate from the first resumed round on
     second = train(tmp_path, "train.max_games=48", "train.resume=true",
-                   "selfplay.full_search_share=0.5", "selfplay.fast_simulations=2")
+                   "selfplay.full_search_share=0.5", "selfplay.fast_simulations=2",
+                   f"train.lr_schedule=[[{saved['counters']['games']},0.0001]]")
     assert second.returncode == 0, second.stderr
     resumed = torch.load(latest, weights_only=True)
     assert resumed["counters"]["games"] >= 48
     assert resumed["counters"]["steps"] > saved["counters"]["steps"]
     assert "resumed from" in second.stderr + second.stdout
+    events = EventAccumulator(str(tmp_path / "runs" / "1"))
+    events.Reload()
+    assert {round(e.value, 6) for e in events.Scalars("lr")} == {0.0001}
 
 
 def test_checkpoint_for_another_game_is_refused(tmp_path):
@@ -70,6 +75,8 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("selfplay.workers=-1", "selfplay.workers"),
     ("selfplay.full_search_share=1.5", "selfplay.full_search_share"),
     ("mcts.discount=0", "mcts.discount"),
+    ("train.lr_schedule=[[100,0.001],[50,0.0001]]", "train.lr_schedule"),
+    ("train.lr_schedule=[[100,0]]", "train.lr_schedule"),
     ("selfplay.full_search_share=0.5 selfplay.fast_simulations=9", "selfplay.fast_simulations"),
 ])
 def test_bad_overrides_give_one_line(tmp_path, override, words):

@@ -6,7 +6,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from omegaconf import OmegaConf
 
+from alphazero.config import scheduled_lr
 from alphazero.network import build_model
 from alphazero.trainer import Trainer, measure_training
 
@@ -102,3 +104,10 @@ def test_bad_settings_are_clear_errors():
 
 def test_measure_training_reports_a_rate():
     assert measure_training(Trainer(make("cnn")), SPEC, batch_size=8, seconds=0.05) > 0
+
+
+def test_lr_schedule_takes_the_last_stage_reached():
+    train = OmegaConf.create({"lr": 0.002, "lr_schedule": [[1000, 0.001], [3000, 0.0002]]})
+    assert [scheduled_lr(train, games) for games in (0, 999, 1000, 2999, 3000, 10**6)] == \
+        [0.002, 0.002, 0.001, 0.001, 0.0002, 0.0002]
+    assert scheduled_lr(OmegaConf.create({"lr": 0.002, "lr_schedule": None}), 5000) == 0.002
