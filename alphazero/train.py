@@ -3,10 +3,12 @@
 The loop: collect new self-play positions from the pool, store them (with symmetry images)
 in the replay buffer, take gradient steps in proportion to the new positions, publish the
 new weights to the pool, log to TensorBoard, and checkpoint at least every few minutes.
-Killed at any moment, `train.resume=true` continues from the last checkpoint.
+Ctrl-C or SIGTERM (`kill PID`) saves a checkpoint and stops; killed harder at any moment,
+`train.resume=true` continues from the last checkpoint.
 """
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from pathlib import Path
@@ -124,6 +126,9 @@ class TrainingRun:
             self.trainer = DataParallelTrainer(self.trainer, self.trainer_args, devices)
         pool.start(weights_to_bytes(self.model.state_dict()))
         started = last_save = time.time()
+        # SIGTERM stops the run like Ctrl-C (which a background job started from a script
+        # ignores), so `kill PID` and cluster schedulers do not lose the last minutes.
+        signal.signal(signal.SIGTERM, _interrupt)
         progress = tqdm(total=cfg.train.max_games, initial=self.counters["games"], unit="game",
                         desc=f"{self.run_name(cfg)} self-play", dynamic_ncols=True)
         try:
@@ -214,6 +219,10 @@ class TrainingRun:
         if metrics:
             progress.set_postfix(loss=f"{metrics['loss/total']:.3f}",
                                  entropy=f"{metrics['policy/entropy']:.2f}", steps=c["steps"])
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 @hydra.main(version_base=None, config_path="../conf", config_name="config")

@@ -102,6 +102,24 @@ def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
 
 
+def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path):
+    args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
+            "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/term",
+            f"train.checkpoint_dir={tmp_path}/checkpoints"]
+    process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
+    deadline = time.time() + 120
+    while not latest.exists() and time.time() < deadline:
+        time.sleep(0.2)
+    games_before = checkpoint.load(latest)["counters"]["games"]
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    assert "interrupted: saving a checkpoint" in stdout and "Traceback" not in stderr
+    assert checkpoint.load(latest)["counters"]["games"] >= games_before
+
+
 def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
             "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/kill",
