@@ -45,6 +45,9 @@ def validate(cfg: DictConfig) -> None:
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     validate_lr_schedule(cfg.train.lr_schedule)
+    plies = cfg.eval.opening_plies
+    if not isinstance(plies, int) or isinstance(plies, bool) or plies < 0:
+        raise ConfigError(f"eval.opening_plies must be a whole number of at least 0, not {plies!r}.")
     worker_count(cfg.selfplay.workers)
     validate_pool(cfg.pool, cfg.selfplay.workers)
     devices = ddp_devices(cfg.train.ddp)

@@ -54,19 +54,37 @@ class MatchResult:
         return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def play_match(game, player, opponent, games: int, seed: int = 0, progress=None) -> MatchResult:
-    """`games` games, all at once, `player` taking the first move in the even ones. Each pair
-    of games is played on the same board (Connect-4 draws one per game) with colours swapped.
-    Counts are from `player`'s view."""
-    rng = np.random.default_rng(seed)
-    states, player_first = [], []
+def match_openings(game, games: int, opening_plies: int, rng) -> np.ndarray:
+    """Start positions of a match, one per pair of games (colours swapped): a new board
+    (Connect-4 draws one per game), then `opening_plies` uniformly random moves."""
+    states = []
     for i in range(games):
         if i % 2 == 0:
-            board = game.new_state(rng)
+            board = _random_opening(game, game.new_state(rng), opening_plies, rng)
         states.append(board.copy())
-        player_first.append(i % 2 == 0)
-    states = np.stack(states)
-    player_first = np.array(player_first)
+    return np.stack(states)
+
+
+def _random_opening(game, start: np.ndarray, plies: int, rng, tries: int = 1000) -> np.ndarray:
+    for _ in range(tries):
+        board = start.copy()
+        for _ in range(plies):
+            game.play(board, int(rng.choice(game.legal_list(board))))
+            if game.status(board) != ONGOING:
+                break  # the game ended inside the opening: draw another
+        else:
+            return board
+    raise ConfigError(f"eval.opening_plies={plies} random moves end almost every game; use fewer.")
+
+
+def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
+               opening_plies: int = 0) -> MatchResult:
+    """`games` games, all at once, `player` taking the first move in the even ones. Each pair
+    of games starts from the same position (`match_openings`) with colours swapped. Counts
+    are from `player`'s view."""
+    rng = np.random.default_rng(seed)
+    states = match_openings(game, games, opening_plies, rng)
+    player_first = np.arange(games) % 2 == 0
     while True:
         ongoing = np.array([game.status(s) == ONGOING for s in states])
         if not ongoing.any():
@@ -115,10 +133,12 @@ class Gate:
         if self.cfg.gate == "previous":
             if best_player is None:
                 return MatchResult(0, 0, 0, 0), True
-            result = play_match(self.game, player, best_player, self.cfg.games, self.seed)
+            result = play_match(self.game, player, best_player, self.cfg.games, self.seed,
+                                opening_plies=self.cfg.opening_plies)
             return result, (result.wins + 0.5 * result.draws) / result.games >= self.cfg.threshold
         opponent = PureMCTSPlayer(self.game, self.level, seed=self.seed)
-        result = play_match(self.game, player, opponent, self.cfg.games, self.seed)
+        result = play_match(self.game, player, opponent, self.cfg.games, self.seed,
+                            opening_plies=self.cfg.opening_plies)
         if result.wins == result.games:
             self.level += self.cfg.level_step
             self.best_rate = 0.0
@@ -129,12 +149,12 @@ class Gate:
         return result, False
 
 
-def ladder(game, player, levels, games: int, seed: int = 0) -> list[dict]:
+def ladder(game, player, levels, games: int, seed: int = 0, opening_plies: int = 0) -> list[dict]:
     rows = []
     for level in levels:
         with tqdm(total=games, desc=f"vs pure MCTS {level}", unit="game", leave=False) as bar:
             result = play_match(game, player, PureMCTSPlayer(game, level, seed=seed + level),
-                                games, seed, bar)
+                                games, seed, bar, opening_plies)
         rows.append(_row(f"pure MCTS {level}", result) | {"level": level})
     return rows
 
@@ -186,17 +206,19 @@ def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
     levels = [] if cfg.opponent else list(cfg.eval.levels)
     if cfg.opponent:
         rival = make_player(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
-        result = play_match(game, player, rival, cfg.eval.games, cfg.seed)
+        result = play_match(game, player, rival, cfg.eval.games, cfg.seed,
+                            opening_plies=cfg.eval.opening_plies)
         rows = [_row(f"checkpoint {Path(cfg.opponent).name}", result)]
     else:
         if not levels or any(not isinstance(x, int) or x < 1 for x in levels):
             raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not {levels}.")
-        rows = ladder(game, player, levels, cfg.eval.games, cfg.seed)
+        rows = ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies)
     if cfg.solver_positions:
         rows += solver_rows(game, player, levels, cfg)
     report = {"game": game.name, "game_params": game.params(),
               "checkpoint": str(cfg.checkpoint or "shipped default"),
-              "simulations": cfg.mcts.simulations, "rows": rows}
+              "simulations": cfg.mcts.simulations, "opening_plies": cfg.eval.opening_plies,
+              "rows": rows}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "ladder.json").write_text(json.dumps(report, indent=2))
     return rows

@@ -9,13 +9,15 @@ import pytest
 from omegaconf import OmegaConf
 
 from alphazero import checkpoint
-from alphazero.evaluate import Gate, MatchResult, play_match
+from alphazero.config import ConfigError
+from alphazero.evaluate import Gate, MatchResult, match_openings, play_match
 from alphazero.network import build_model
 from alphazero.players import PureMCTSPlayer
 from games import make_game
 
 ROOT = Path(__file__).resolve().parents[1]
-GATE = {"gate": "pure", "games": 4, "start_level": 1, "level_step": 5, "threshold": 0.55}
+GATE = {"gate": "pure", "games": 4, "start_level": 1, "level_step": 5, "threshold": 0.55,
+        "opening_plies": 0}
 
 
 class FirstLegalPlayer:
@@ -35,6 +37,24 @@ def test_match_counts_from_the_players_view_with_colours_alternating():
     assert (result.wins, result.draws, result.losses) == (4, 0, 0)
     reverse = play_match(game, weak, strong, 4, seed=0)
     assert (reverse.wins, reverse.losses) == (0, 4)
+
+
+def test_openings_are_shared_by_each_pair_and_differ_between_pairs():
+    game = make_game("othello", rules="course")
+    states = match_openings(game, 8, 6, np.random.default_rng(0))
+    plies = game.kernels["ply"]
+    assert all(plies(s) == 6 and game.status(s) == 0 for s in states)
+    for i in range(0, 8, 2):
+        np.testing.assert_array_equal(states[i], states[i + 1])
+    assert len({states[i].tobytes() for i in range(0, 8, 2)}) == 4
+    plain = match_openings(game, 2, 0, np.random.default_rng(0))
+    np.testing.assert_array_equal(plain[0], game.new_state())
+
+
+def test_openings_that_end_the_game_are_refused():
+    game = make_game("connect4", rows=6, cols=7)
+    with pytest.raises(ConfigError, match="eval.opening_plies=43"):
+        match_openings(game, 2, 43, np.random.default_rng(0))
 
 
 def test_a_clean_sweep_raises_the_level_and_promotes():
@@ -86,10 +106,11 @@ def test_ladder_command_writes_table_and_json(tmp_path):
         [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic", "game.params.rows=5",
          "game.params.cols=5", f"checkpoint={tmp_path / 'net.pt'}", "eval.levels=[2,50]",
          "eval.games=4", "mcts.simulations=8", "solver_positions=6", "solver_plies=[2,10]",
-         f"hydra.run.dir={tmp_path}/run"],
+         "eval.opening_plies=2", f"hydra.run.dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "run" / "ladder.json").read_text())
+    assert report["opening_plies"] == 2
     ladder = [row for row in report["rows"] if "level" in row]
     solved = [row for row in report["rows"] if "solver" in row]
     assert [row["level"] for row in ladder] == [2, 50]

@@ -77,6 +77,7 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("mcts.discount=0", "mcts.discount"),
     ("train.lr_schedule=[[100,0.001],[50,0.0001]]", "train.lr_schedule"),
     ("train.lr_schedule=[[100,0]]", "train.lr_schedule"),
+    ("eval.opening_plies=-1", "eval.opening_plies"),
     ("selfplay.full_search_share=0.5 selfplay.fast_simulations=9", "selfplay.fast_simulations"),
 ])
 def test_bad_overrides_give_one_line(tmp_path, override, words):
