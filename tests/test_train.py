@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from hydra import compose, initialize_config_dir
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from alphazero import checkpoint
+from alphazero.config import build_game, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.workers=0",
@@ -137,3 +139,11 @@ def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
     assert checkpoint.load(latest.parent / "replay.pt")
     resumed = train(tmp_path, "train.resume=true", "train.max_games=1")
     assert resumed.returncode == 0, resumed.stderr
+
+
+@pytest.mark.parametrize("recipe", sorted(p.stem for p in (ROOT / "conf" / "recipe").glob("*.yaml")))
+def test_every_committed_recipe_is_a_valid_config(recipe):
+    with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
+        cfg = compose(config_name="config", overrides=[f"+recipe={recipe}"])
+    validate(cfg)
+    build_game(cfg)
