@@ -236,7 +236,9 @@ def main(cfg: DictConfig) -> None:
     for r in rows:
         if "solver" in r:
             print(f"{r['solver']:<22} optimal moves {r['optimal']:.3f}, outcome-keeping "
-                  f"{r['outcome_keeping']:.3f} on {r['positions']} solved positions")
+                  f"{r['outcome_keeping']:.3f} on {r['positions']} solved positions (misses: "
+                  f"{r['slower_wins']} slower wins, {r['faster_losses']} faster losses, "
+                  f"{r['dropped']} dropped outcomes)")
     print(f"written: {out_dir / 'ladder.json'}")
 
 

@@ -8,6 +8,9 @@ same). The player answers all positions in one batch; a move counts as
 
   optimal          its exact score is the position's best (wins fastest, loses slowest), and
   outcome-keeping  it keeps the position's win / draw / loss value (the usual, looser test).
+
+The misses are split into slower wins, faster losses (outcome kept, score not) and dropped
+outcomes, which tells a player that cannot count plies from one that misses tactics.
 """
 from __future__ import annotations
 
@@ -59,12 +62,18 @@ def random_positions(game, solver: Connect4Solver, count: int, plies: tuple[int,
 
 
 def optimal_move_rate(player, states: list[np.ndarray], scores: list[np.ndarray]) -> dict:
-    """The player's share of optimal and of outcome-keeping moves on these positions."""
+    """The player's share of optimal and of outcome-keeping moves on these positions, and
+    its misses by kind (counts)."""
     actions = player.best_actions(np.stack(states))
-    optimal = keeping = 0
+    optimal = keeping = slower_wins = faster_losses = 0
     for action, move_scores in zip(actions, scores):
-        best = move_scores.max()
-        optimal += move_scores[action] == best
-        keeping += np.sign(move_scores[action]) == np.sign(best)
+        best, got = move_scores.max(), move_scores[action]
+        optimal += got == best
+        kept = np.sign(got) == np.sign(best)
+        keeping += kept
+        slower_wins += kept and got < best and best > 0
+        faster_losses += kept and got < best and best < 0
     n = len(states)
-    return {"positions": n, "optimal": round(optimal / n, 3), "outcome_keeping": round(keeping / n, 3)}
+    return {"positions": n, "optimal": round(optimal / n, 3), "outcome_keeping": round(keeping / n, 3),
+            "slower_wins": int(slower_wins), "faster_losses": int(faster_losses),
+            "dropped": int(n - keeping)}

@@ -52,8 +52,40 @@ def test_perfect_player_scores_one_and_worst_player_zero(small_board):
     _, positions = small_board
     perfect = optimal_move_rate(ScoredPlayer(positions, best=True), *positions)
     worst = optimal_move_rate(ScoredPlayer(positions, best=False), *positions)
-    assert perfect == {"positions": 30, "optimal": 1.0, "outcome_keeping": 1.0}
+    assert perfect == {"positions": 30, "optimal": 1.0, "outcome_keeping": 1.0,
+                       "slower_wins": 0, "faster_losses": 0, "dropped": 0}
     assert worst["optimal"] == 0.0 and worst["outcome_keeping"] < 1.0
+
+
+class RunnerUpPlayer(ScoredPlayer):
+    """Plays a move of the second-best score: never optimal, often still keeping the result."""
+
+    def best_actions(self, states):
+        picks = []
+        for state in states:
+            scores = self.scores[state.tobytes()]
+            runner_up = np.unique(scores[scores != ILLEGAL_MOVE_SCORE])[-2]
+            picks.append(int(np.flatnonzero(scores == runner_up)[0]))
+        return np.array(picks)
+
+
+def test_misses_are_split_by_kind(small_board):
+    """Every miss is a slower win, a faster loss or a dropped outcome, by the signs of the
+    chosen and the best score."""
+    _, positions = small_board
+    result = optimal_move_rate(RunnerUpPlayer(positions, best=True), *positions)
+    kinds = {"slower_wins": 0, "faster_losses": 0, "dropped": 0}
+    for move_scores in positions[1]:
+        legal = np.unique(move_scores[move_scores != ILLEGAL_MOVE_SCORE])
+        best, got = legal[-1], legal[-2]
+        if np.sign(got) != np.sign(best):
+            kinds["dropped"] += 1
+        else:
+            kinds["slower_wins" if best > 0 else "faster_losses"] += 1
+    assert result["optimal"] == 0.0
+    assert {key: result[key] for key in kinds} == kinds
+    assert kinds["slower_wins"] and kinds["dropped"]  # the positions hold both kinds
+    assert result["dropped"] == round(30 * (1 - result["outcome_keeping"]))
 
 
 @pytest.mark.parametrize("params", [{"rows": 6, "cols": 7, "forbidden": [2, 3]},
