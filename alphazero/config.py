@@ -33,11 +33,9 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not _is_number(value) or value < low:
             raise ConfigError(f"{key} must be a number of at least {low}, not {value!r}.")
-    for key in ("selfplay.full_search_share", "mcts.discount"):
+    for key, may_be_null in (("selfplay.full_search_share", False), ("mcts.discount", True)):
         value = OmegaConf.select(cfg, key)
-        if key == "mcts.discount" and value is None:
-            continue
-        if not _is_number(value) or not 0 < value <= 1:
+        if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
             raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
     if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
         raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
@@ -45,9 +43,9 @@ def validate(cfg: DictConfig) -> None:
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     validate_lr_schedule(cfg.train.lr_schedule)
-    plies = cfg.eval.opening_plies
-    if not isinstance(plies, int) or isinstance(plies, bool) or plies < 0:
-        raise ConfigError(f"eval.opening_plies must be a whole number of at least 0, not {plies!r}.")
+    if not _is_count(cfg.eval.opening_plies):
+        raise ConfigError(f"eval.opening_plies must be a whole number of at least 0, not "
+                          f"{cfg.eval.opening_plies!r}.")
     worker_count(cfg.selfplay.workers)
     validate_pool(cfg.pool, cfg.selfplay.workers)
     devices = ddp_devices(cfg.train.ddp)
@@ -94,6 +92,11 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _is_count(value) -> bool:
+    """A whole number of at least 0 (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def scheduled_lr(train: DictConfig, games: int) -> float:
     """train.lr, or the rate of the last train.lr_schedule entry this many games have reached."""
     lr = train.lr
@@ -131,7 +134,7 @@ def worker_count(setting) -> int:
     if setting == "auto":
         cores = os.cpu_count() or 1
         return 0 if cores <= 2 else cores - 1
-    if isinstance(setting, bool) or not isinstance(setting, int) or setting < 0:
+    if not _is_count(setting):
         raise ConfigError(f"selfplay.workers must be auto or a whole number of at least 0, not {setting!r}.")
     return setting
 

@@ -97,6 +97,7 @@ class SelfPlayWorker:
     def play_move(self) -> list[GameRecord]:
         """Search every game once, play the chosen moves, return the finished games."""
         search, game, cfg = self.search, self.game, self.config
+        # With the cap off, draw nothing: the worker's random stream stays what it was before.
         full = (self.rng.random(search.num_trees) < cfg.full_search_share
                 if cfg.full_search_share < 1.0 else np.ones(search.num_trees, dtype=np.bool_))
         search.run(self.evaluator, add_noise=cfg.noise & full,

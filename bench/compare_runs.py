@@ -13,15 +13,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+from plot_curves import run_events  # noqa: E402  (this folder is on the path when run as a script)
 
 
 def timed_scalars(folder: Path, tag: str) -> list[tuple[float, float]]:
     """(minutes since the run's first event, value) of `tag` in every event file under folder."""
     points, first = [], None
-    for run in sorted({p.parent for p in folder.rglob("events.out.tfevents.*")}):
-        events = EventAccumulator(str(run), size_guidance={"scalars": 0})
-        events.Reload()
+    for events in run_events(folder):
         for name in events.Tags()["scalars"]:
             start = min(e.wall_time for e in events.Scalars(name))
             first = start if first is None else min(first, start)

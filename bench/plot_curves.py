@@ -16,11 +16,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 
-def scalars(folder: Path, tag: str) -> list[tuple[int, float]]:
-    points = {}
+def run_events(folder: Path) -> list[EventAccumulator]:
+    """The loaded events of every run directory under folder (a resumed run adds one)."""
+    runs = []
     for run in sorted({p.parent for p in folder.rglob("events.out.tfevents.*")}):
         events = EventAccumulator(str(run), size_guidance={"scalars": 0})
         events.Reload()
+        runs.append(events)
+    return runs
+
+
+def scalars(folder: Path, tag: str) -> list[tuple[int, float]]:
+    points = {}
+    for events in run_events(folder):
         if tag in events.Tags()["scalars"]:
             points.update({e.step: e.value for e in events.Scalars(tag)})
     return sorted(points.items())

@@ -92,22 +92,29 @@ def one_ply_earlier(score):
     return score - 1 if score > 0 else score + 1 if score < 0 else 0
 
 
+def ongoing_positions(game, start):
+    """Every position reachable from `start` with the game still on, once each, breadth-first."""
+    seen, frontier = {start.tobytes()}, [start]
+    while frontier:
+        following = []
+        for state in frontier:
+            yield state
+            for action in game.legal_list(state):
+                child = state.copy()
+                game.play(child, action)
+                if game.status(child) == ONGOING and child.tobytes() not in seen:
+                    seen.add(child.tobytes())
+                    following.append(child)
+        frontier = following
+
+
 def decided_position(game, start, value):
     """The first position (breadth-first) that the side to move wins by force in three
     plies but not in one, so the search must look past the first move to see it. (Deeper
     forced wins converge too, but slowly: PUCT averages in its exploration at every level.)"""
-    frontier = [start]
-    while frontier:
-        following = []
-        for state in frontier:
-            if value(state) == 1 and not winning_moves(game, state, 1) and winning_moves(game, state, 3):
-                return state
-            for action in game.legal_list(state):
-                child = state.copy()
-                game.play(child, action)
-                if game.status(child) == ONGOING:
-                    following.append(child)
-        frontier = following
+    for state in ongoing_positions(game, start):
+        if value(state) == 1 and not winning_moves(game, state, 1) and winning_moves(game, state, 3):
+            return state
     raise AssertionError("4x4 Connect-4 has no decided position")
 
 
@@ -134,23 +141,16 @@ def test_root_value_converges_to_the_solved_value():
 def quick_and_slow_wins(game, start, score):
     """Every 4x4 position whose side to move has winning moves of different lengths, none
     winning at once (a win in one is found without any discount), with each move's score."""
-    cases, seen, frontier = [], set(), [start]
-    while frontier:
-        following = []
-        for state in frontier:
-            if state.tobytes() in seen or game.status(state) != ONGOING:
-                continue
-            seen.add(state.tobytes())
-            move_scores = {}
-            for action in game.legal_list(state):
-                child = state.copy()
-                game.play(child, action)
-                move_scores[action] = one_ply_earlier(-score(child))
-                following.append(child)
-            wins = {v for v in move_scores.values() if v > 0}
-            if len(wins) >= 2 and max(wins) < WIN - 1:
-                cases.append((state, move_scores))
-        frontier = following
+    cases = []
+    for state in ongoing_positions(game, start):
+        move_scores = {}
+        for action in game.legal_list(state):
+            child = state.copy()
+            game.play(child, action)
+            move_scores[action] = one_ply_earlier(-score(child))
+        wins = {v for v in move_scores.values() if v > 0}
+        if len(wins) >= 2 and max(wins) < WIN - 1:
+            cases.append((state, move_scores))
     return cases
 
 
