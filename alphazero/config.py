@@ -43,6 +43,10 @@ def validate(cfg: DictConfig) -> None:
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     validate_lr_schedule(cfg.train.lr_schedule)
+    snapshot_games = cfg.train.snapshot_games
+    if snapshot_games is not None and not (_is_count(snapshot_games) and snapshot_games > 0):
+        raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
+                          f"not {snapshot_games!r}.")
     if not _is_count(cfg.eval.opening_plies):
         raise ConfigError(f"eval.opening_plies must be a whole number of at least 0, not "
                           f"{cfg.eval.opening_plies!r}.")

@@ -165,12 +165,30 @@ def _row(opponent: str, result: MatchResult) -> dict:
             "ci95": [round(low, 3), round(high, 3)]}
 
 
+def table_header() -> str:
+    return f"{'opponent':<22}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}  win rate (95% CI)"
+
+
+def format_row(r: dict) -> str:
+    return (f"{r['opponent']:<22}{r['games']:>6}{r['wins']:>6}{r['draws']:>6}{r['losses']:>7}"
+            f"  {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
+
+
 def format_table(rows: list[dict]) -> str:
-    lines = [f"{'opponent':<22}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}  win rate (95% CI)"]
-    for r in rows:
-        lines.append(f"{r['opponent']:<22}{r['games']:>6}{r['wins']:>6}{r['draws']:>6}{r['losses']:>7}"
-                     f"  {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
-    return "\n".join(lines)
+    return "\n".join([table_header()] + [format_row(r) for r in rows])
+
+
+def check_ladder_options(cfg: DictConfig, levels_needed: bool = True) -> list[int]:
+    """eval.games and (for a ladder) eval.levels, refused with one sentence before any game
+    is played; returns the levels ([] when not needed)."""
+    if cfg.eval.games < 1:
+        raise ConfigError(f"eval.games must be at least 1, not {cfg.eval.games}.")
+    if not levels_needed:
+        return []
+    levels = list(cfg.eval.levels)
+    if not levels or any(not isinstance(x, int) or x < 1 for x in levels):
+        raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not {levels}.")
+    return levels
 
 
 def check_solver_options(game, cfg: DictConfig) -> None:
@@ -197,21 +215,17 @@ def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
 
 
 def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
-    if cfg.eval.games < 1:
-        raise ConfigError(f"eval.games must be at least 1, not {cfg.eval.games}.")
     validate(cfg)
+    levels = check_ladder_options(cfg, levels_needed=not cfg.opponent)
     game = build_game(cfg)
     check_solver_options(game, cfg)
     player = make_player(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
-    levels = [] if cfg.opponent else list(cfg.eval.levels)
     if cfg.opponent:
         rival = make_player(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
         result = play_match(game, player, rival, cfg.eval.games, cfg.seed,
                             opening_plies=cfg.eval.opening_plies)
         rows = [_row(f"checkpoint {Path(cfg.opponent).name}", result)]
     else:
-        if not levels or any(not isinstance(x, int) or x < 1 for x in levels):
-            raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not {levels}.")
         rows = ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies)
     if cfg.solver_positions:
         rows += solver_rows(game, player, levels, cfg)

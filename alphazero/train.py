@@ -80,6 +80,14 @@ class TrainingRun:
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
         }, self.checkpoint_dir / "latest.pt")
 
+    def keep_snapshot(self, games_before: int) -> None:
+        """Every train.snapshot_games games, keep the network as snapshots/games_<N>.pt, for
+        the win rate against self-play games afterwards (alphazero.curve)."""
+        every, games = self.cfg.train.snapshot_games, self.counters["games"]
+        if every and games // every > games_before // every:
+            checkpoint.save_atomic(self.network_payload(),
+                                   self.checkpoint_dir / "snapshots" / f"games_{games:07d}.pt")
+
     def resume(self, target) -> None:
         path = self.checkpoint_dir / "latest.pt" if target is True else Path(str(target))
         state = checkpoint.load(path)
@@ -133,7 +141,9 @@ class TrainingRun:
                         desc=f"{self.run_name(cfg)} self-play", dynamic_ncols=True)
         try:
             while not self.finished(started):
+                games_before = self.counters["games"]
                 self.one_round(pool, progress)
+                self.keep_snapshot(games_before)
                 pool.publish(weights_to_bytes(self.model.state_dict()))
                 if cfg.eval.interval and self.counters["round"] % cfg.eval.interval == 0:
                     self.gate(progress)

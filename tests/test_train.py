@@ -34,7 +34,7 @@ def scalar_tags(run_dir):
 
 
 def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
-    first = train(tmp_path, "train.max_games=24")
+    first = train(tmp_path, "train.max_games=24", "train.snapshot_games=8")
     assert first.returncode == 0, first.stderr
     tags = scalar_tags(tmp_path / "runs" / "0")
     for tag in ("loss/total", "loss/value", "loss/policy", "loss/l2", "policy/entropy",
@@ -45,6 +45,12 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
     saved = torch.load(latest, weights_only=True)
     assert saved["counters"]["steps"] > 0 and saved["counters"]["games"] >= 24
     assert (latest.parent / "replay.pt").is_file()
+    # a snapshot each time the game count passes a multiple of 8, named by its count
+    snapshots = sorted((latest.parent / "snapshots").glob("games_*.pt"))
+    counts = [torch.load(p, weights_only=True)["counters"]["games"] for p in snapshots]
+    assert len(snapshots) >= 2 and counts == sorted(counts)
+    assert [int(p.stem.split("_")[1]) for p in snapshots] == counts
+    assert len({c // 8 for c in counts}) == len(counts) and counts[-1] >= 24
 
     # resumed with playout cap randomisation, which changes what is recorded, not the format,
     # and a learning-rate schedule that drops the rate from the first resumed round on
@@ -80,6 +86,7 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("train.lr_schedule=[[100,0.001],[50,0.0001]]", "train.lr_schedule"),
     ("train.lr_schedule=[[100,0]]", "train.lr_schedule"),
     ("eval.opening_plies=-1", "eval.opening_plies"),
+    ("train.snapshot_games=0", "train.snapshot_games"),
     ("selfplay.full_search_share=0.5 selfplay.fast_simulations=9", "selfplay.fast_simulations"),
 ])
 def test_bad_overrides_give_one_line(tmp_path, override, words):

@@ -1,0 +1,82 @@
+"""Win rate against self-play games: every snapshot a training run kept
+(`train.snapshot_games`), each played against the same pure-MCTS levels.
+
+`python -m alphazero.curve game=connect6 eval.levels=[4000] eval.games=20` reads
+checkpoints/connect6/snapshots/ (or `snapshots=DIR`), prints a row per snapshot and level,
+and writes curve.json and the TensorBoard scalars curve/win_rate_vs_<level> (step: self-play
+games) to its run directory, after every snapshot, so a stopped curve keeps what it measured.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+from torch.utils.tensorboard import SummaryWriter
+
+from alphazero import checkpoint
+from alphazero.config import ConfigError, build_game, validate
+from alphazero.evaluate import check_ladder_options, format_row, ladder, table_header
+from alphazero.players import make_player
+from games import GameError
+
+
+def snapshot_paths(folder: Path) -> list[Path]:
+    paths = sorted(folder.glob("games_*.pt"))
+    if not paths:
+        raise ConfigError(f"no snapshots in {folder}: train with train.snapshot_games=N to keep them.")
+    return paths
+
+
+def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
+    validate(cfg)
+    levels = check_ladder_options(cfg)
+    game = build_game(cfg)
+    paths = snapshot_paths(folder)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    writer = SummaryWriter(str(out_dir))
+    rows = []
+    print(f"{'self-play games':>15}  {table_header()}")
+    for path in paths:
+        games = checkpoint.load(path)["counters"]["games"]
+        player = make_player(game, cfg, "az", path, seed=cfg.seed)
+        for row in ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies):
+            rows.append({"self_play_games": games, "snapshot": path.name} | row)
+            writer.add_scalar(f"curve/win_rate_vs_{row['level']}", row["win_rate"], games)
+            print(f"{games:>15}  {format_row(row)}", flush=True)
+        writer.flush()
+        _write_json(out_dir / "curve.json", {
+            "game": game.name, "game_params": game.params(), "snapshots": str(folder),
+            "simulations": cfg.mcts.simulations, "opening_plies": cfg.eval.opening_plies,
+            "rows": rows})
+    writer.close()
+    return rows
+
+
+def _write_json(path: Path, report: dict) -> None:
+    """Replace the file whole, so a kill never leaves half a report."""
+    temporary = path.with_suffix(".json.tmp")
+    temporary.write_text(json.dumps(report, indent=2))
+    os.replace(temporary, path)
+
+
+@hydra.main(version_base=None, config_path="../conf", config_name="curve")
+def main(cfg: DictConfig) -> None:
+    hydra_cfg = HydraConfig.get()
+    run_name = cfg.run_name or hydra_cfg.runtime.choices.get("game")
+    folder = Path(cfg.snapshots or Path(cfg.train.checkpoint_dir) / run_name / "snapshots")
+    out_dir = Path(hydra_cfg.runtime.output_dir)
+    try:
+        run(cfg, folder, out_dir)
+    except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    print(f"written: {out_dir / 'curve.json'}   TensorBoard: tensorboard --logdir {out_dir}")
+
+
+if __name__ == "__main__":
+    main()
