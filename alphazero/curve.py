@@ -42,7 +42,9 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     rows = []
     print(f"{'self-play games':>15}  {table_header()}")
     for path in paths:
-        games = checkpoint.load(path)["counters"]["games"]
+        games = checkpoint.load(path).get("counters", {}).get("games")
+        if games is None:
+            raise ConfigError(f"{path} has no self-play game count: it is not a training snapshot.")
         player = make_player(game, cfg, "az", path, seed=cfg.seed)
         for row in ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies):
             rows.append({"self_play_games": games, "snapshot": path.name} | row)

@@ -54,6 +54,16 @@ def test_no_snapshots_is_one_clear_sentence(tmp_path):
     assert not (tmp_path / "run" / "curve.json").exists()
 
 
+def test_a_checkpoint_without_a_game_count_is_refused(tmp_path):
+    save_snapshot(tmp_path / "snaps", make_game("connect4", rows=5, cols=5), 8)
+    saved = checkpoint.load(tmp_path / "snaps" / "games_0000008.pt")
+    del saved["counters"]
+    checkpoint.save_atomic(saved, tmp_path / "snaps" / "games_0000008.pt")
+    result = curve(tmp_path, f"snapshots={tmp_path / 'snaps'}", "eval.levels=[2]", "eval.games=2")
+    assert result.returncode == 2
+    assert "not a training snapshot" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_bad_levels_are_refused_before_any_game(tmp_path):
     save_snapshot(tmp_path / "snaps", make_game("connect4", rows=5, cols=5), 8)
     result = curve(tmp_path, f"snapshots={tmp_path / 'snaps'}", "eval.levels=[0]")
