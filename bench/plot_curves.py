@@ -43,7 +43,7 @@ def main(folder: str, prefix: str, *tags: str) -> None:
         figure, axes = plt.subplots(figsize=(6, 3.2), dpi=100)
         axes.plot(steps, values, linewidth=1)
         axes.set_title(f"{Path(folder).name}: {tag}")
-        axes.set_xlabel("self-play games" if tag.startswith(("eval/", "selfplay/", "replay/")) else "training steps")
+        axes.set_xlabel("self-play games" if tag.startswith(("eval/", "selfplay/", "replay/", "curve/")) else "training steps")
         axes.grid(alpha=0.3)
         figure.tight_layout()
         out = Path(f"{prefix}_{tag.replace('/', '_')}.png")
