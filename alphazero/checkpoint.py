@@ -1,4 +1,4 @@
-"""Checkpoints: atomic writes, safe loads, and a check that a checkpoint fits the game.
+"""Checkpoints: atomic writes (reports too), safe loads, and a check that a checkpoint fits the game.
 
 Files are written to a temporary name in the same folder, flushed to disk and renamed, so a
 run killed at any moment leaves either the previous file or the new one, never a torn one.
@@ -7,6 +7,7 @@ someone shares cannot run code.
 """
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -19,12 +20,21 @@ class CheckpointError(ValueError):
 
 
 def save_atomic(obj: dict, path: str | os.PathLike) -> None:
+    _write_atomic(path, lambda stream: torch.save(obj, stream))
+
+
+def save_json_atomic(report: dict, path: str | os.PathLike) -> None:
+    """A JSON report (a ladder, a curve), written the same safe way."""
+    _write_atomic(path, lambda stream: stream.write(json.dumps(report, indent=2).encode()))
+
+
+def _write_atomic(path: str | os.PathLike, write) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
-            torch.save(obj, stream)
+            write(stream)
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode

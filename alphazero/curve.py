@@ -8,8 +8,6 @@ games) to its run directory, after every snapshot, so a stopped curve keeps what
 """
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 
@@ -21,7 +19,7 @@ from torch.utils.tensorboard import SummaryWriter
 from alphazero import checkpoint
 from alphazero.config import ConfigError, build_game, validate
 from alphazero.evaluate import check_ladder_options, format_row, ladder, table_header
-from alphazero.players import make_player
+from alphazero.players import checkpoint_player
 from games import GameError
 
 
@@ -37,33 +35,26 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     levels = check_ladder_options(cfg)
     game = build_game(cfg)
     paths = snapshot_paths(folder)
-    out_dir.mkdir(parents=True, exist_ok=True)
     writer = SummaryWriter(str(out_dir))
     rows = []
     print(f"{'self-play games':>15}  {table_header()}")
     for path in paths:
-        games = checkpoint.load(path).get("counters", {}).get("games")
+        saved = checkpoint.load(path)
+        games = saved.get("counters", {}).get("games")
         if games is None:
             raise ConfigError(f"{path} has no self-play game count: it is not a training snapshot.")
-        player = make_player(game, cfg, "az", path, seed=cfg.seed)
+        player = checkpoint_player(game, cfg, saved, path, seed=cfg.seed)
         for row in ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies):
             rows.append({"self_play_games": games, "snapshot": path.name} | row)
             writer.add_scalar(f"curve/win_rate_vs_{row['level']}", row["win_rate"], games)
             print(f"{games:>15}  {format_row(row)}", flush=True)
         writer.flush()
-        _write_json(out_dir / "curve.json", {
+        checkpoint.save_json_atomic({
             "game": game.name, "game_params": game.params(), "snapshots": str(folder),
             "simulations": cfg.mcts.simulations, "opening_plies": cfg.eval.opening_plies,
-            "rows": rows})
+            "rows": rows}, out_dir / "curve.json")
     writer.close()
     return rows
-
-
-def _write_json(path: Path, report: dict) -> None:
-    """Replace the file whole, so a kill never leaves half a report."""
-    temporary = path.with_suffix(".json.tmp")
-    temporary.write_text(json.dumps(report, indent=2))
-    os.replace(temporary, path)
 
 
 @hydra.main(version_base=None, config_path="../conf", config_name="curve")

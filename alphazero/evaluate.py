@@ -10,7 +10,6 @@ solved positions (alphazero.optimal_moves).
 """
 from __future__ import annotations
 
-import json
 import math
 import sys
 from dataclasses import asdict, dataclass
@@ -233,8 +232,7 @@ def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
               "checkpoint": str(cfg.checkpoint or "shipped default"),
               "simulations": cfg.mcts.simulations, "opening_plies": cfg.eval.opening_plies,
               "rows": rows}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "ladder.json").write_text(json.dumps(report, indent=2))
+    checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return rows
 
 

@@ -93,7 +93,12 @@ def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
         raise checkpoint.CheckpointError(
             f"no checkpoint given and none shipped for {game.name} {game.params()}; "
             "pass checkpoint=PATH or use player=pure.")
-    saved = checkpoint.load(path)
+    return checkpoint_player(game, cfg, checkpoint.load(path), path, seed)
+
+
+def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -> AlphaZeroPlayer:
+    """The player of a loaded checkpoint, searched as cfg says (the discount it was trained
+    with unless cfg gives one)."""
     checkpoint.check_game(saved, game.name, game.params(), path)
     inference = load_network(saved, game, cfg.device, cfg.selfplay.precision)
     search = configured_search(cfg, trained_discount(saved))
