@@ -25,6 +25,7 @@ _BOUNDS = [("mcts.simulations", 1), ("mcts.c_puct", 0), ("mcts.fpu_reduction", 0
            ("selfplay.fast_simulations", 1),
            ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),
            ("train.min_replay", 0), ("train.batch_size", 1), ("train.lr", 0), ("train.l2", 0),
+           ("train.value_warmup_games", 0),
            ("train.checkpoint_minutes", 0)]
 
 

@@ -220,8 +220,11 @@ class TrainingRun:
         steps = int(c["train_samples"] // cfg.train.batch_size)
         c["train_samples"] -= steps * cfg.train.batch_size
         metrics = {}
+        hold_value_at_zero = c["games"] < cfg.train.value_warmup_games
         for _ in range(steps):
             planes, pis, zs = self.replay.sample(cfg.train.batch_size, self.rng)
+            if hold_value_at_zero:
+                zs = np.zeros_like(zs)
             metrics = self.trainer.train_step(planes, pis, zs)
             c["steps"] += 1
             for tag, value in metrics.items():

@@ -6,6 +6,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
@@ -13,6 +14,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from alphazero import checkpoint
 from alphazero.config import ConfigError, build_game, validate
+from alphazero.train import TrainingRun
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.workers=0",
@@ -166,3 +168,26 @@ def test_bad_endgame_budget_is_refused(override, words):
         cfg = compose(config_name="config", overrides=[override])
     with pytest.raises(ConfigError, match=words):
         validate(cfg)
+
+
+def test_value_warmup_trains_the_value_head_towards_zero_first(tmp_path, monkeypatch):
+    """Before train.value_warmup_games the trainer sees z = 0 everywhere; after, the real
+    outcomes (a tiny Connect-4 game is rarely drawn)."""
+    overrides = [*TINY, "eval.interval=0", "train.max_games=40", "train.value_warmup_games=16",
+                 "run_name=warmup", f"train.checkpoint_dir={tmp_path}/checkpoints"]
+    with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
+        cfg = compose(config_name="config", overrides=overrides)
+    batches = []  # (self-play games so far, every z of the batch is 0)
+    run = TrainingRun(cfg, tmp_path / "runs")
+    original_step = run.trainer.train_step
+
+    def recording_step(planes, pis, zs):
+        batches.append((run.counters["games"], not np.any(zs)))
+        return original_step(planes, pis, zs)
+
+    monkeypatch.setattr(run.trainer, "train_step", recording_step)
+    run.run()
+    assert batches and all(zero for games, zero in batches if games < 16)
+    assert any(games < 16 for games, _ in batches)
+    late = [zero for games, zero in batches if games >= 16]
+    assert late and not any(late)
