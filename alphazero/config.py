@@ -48,10 +48,6 @@ def validate(cfg: DictConfig) -> None:
     if snapshot_games is not None and not (_is_count(snapshot_games) and snapshot_games > 0):
         raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
                           f"not {snapshot_games!r}.")
-    for key, low in (("mcts.endgame_ply", 0), ("mcts.endgame_factor", 1)):
-        value = OmegaConf.select(cfg, key)
-        if not (_is_count(value) and value >= low):
-            raise ConfigError(f"{key} must be a whole number of at least {low}, not {value!r}.")
     if not _is_count(cfg.eval.opening_plies):
         raise ConfigError(f"eval.opening_plies must be a whole number of at least 0, not "
                           f"{cfg.eval.opening_plies!r}.")
@@ -155,8 +151,7 @@ def search_config(cfg: DictConfig, network_discount: float = 1.0) -> SearchConfi
     return SearchConfig(c_puct=m.c_puct, fpu_reduction=m.fpu_reduction,
                         dirichlet_alpha=m.dirichlet_alpha, dirichlet_epsilon=m.dirichlet_epsilon,
                         leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
-                        discount=network_discount if m.discount is None else m.discount,
-                        endgame_ply=m.endgame_ply, endgame_factor=m.endgame_factor)
+                        discount=network_discount if m.discount is None else m.discount)
 
 
 def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:

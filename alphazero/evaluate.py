@@ -230,8 +230,7 @@ def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
         rows += solver_rows(game, player, levels, cfg)
     report = {"game": game.name, "game_params": game.params(),
               "checkpoint": str(cfg.checkpoint or "shipped default"),
-              "simulations": cfg.mcts.simulations, "endgame_ply": cfg.mcts.endgame_ply,
-              "endgame_factor": cfg.mcts.endgame_factor, "opening_plies": cfg.eval.opening_plies,
+              "simulations": cfg.mcts.simulations, "opening_plies": cfg.eval.opening_plies,
               "rows": rows}
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return rows

@@ -47,8 +47,6 @@ class SearchConfig:
     arena_factor: float = 2.0  # arena holds this many searches' worth of nodes (tree reuse)
     discount: float = 1.0  # a value shrinks by this factor per ply it is backed up: <1 prefers
                            # the quicker of two wins and the slower of two losses
-    endgame_ply: int = 0  # from this ply of the game on (0: never), a search gets
-    endgame_factor: int = 1  # this many times its simulations: games are often decided late
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode` are
@@ -297,14 +295,12 @@ class BatchedSearch:
             raise ValueError("the search needs at least one tree and one simulation.")
         self.game = game
         self.config = config or SearchConfig()
-        if self.config.endgame_factor < 1 or self.config.endgame_ply < 0:
-            raise ValueError("endgame_factor must be at least 1 and endgame_ply at least 0.")
         self.simulations = simulations
         self.kernels = specialize(game, _TEMPLATES)
         self.rng = np.random.default_rng(seed)
         leaves = self.config.leaves_per_tree
         # One search creates at most one node and num_actions edges per simulation.
-        self.nodes_per_search = simulations * self._late_factor() + 1
+        self.nodes_per_search = simulations + 1
         self.edges_per_search = self.nodes_per_search * game.num_actions
         node_capacity = int(self.nodes_per_search * max(self.config.arena_factor, 1.0)) + 1
         edge_capacity = int(self.edges_per_search * max(self.config.arena_factor, 1.0))
@@ -371,22 +367,13 @@ class BatchedSearch:
                                 self.leaf_tree, self.leaf_node, count, cfg.discount)
             evaluated += count
 
-    def _late_factor(self) -> int:
-        return self.config.endgame_factor if self.config.endgame_ply > 0 else 1
-
     def _targets(self, simulations: np.ndarray | None) -> np.ndarray:
         if simulations is None:
-            targets = np.full(self.num_trees, self.simulations, dtype=np.int32)
-        else:
-            targets = np.asarray(simulations, dtype=np.int32)
-            if (targets.shape != (self.num_trees,) or targets.min() < 1
-                    or targets.max() > self.simulations):
-                raise ValueError(f"per-tree simulations must be {self.num_trees} numbers from 1 "
-                                 f"to {self.simulations}.")
-        if self._late_factor() > 1:
-            ply = self.game.kernels["ply"]
-            late = np.array([ply(state) >= self.config.endgame_ply for state in self.root_states])
-            targets = np.where(late, targets * self.config.endgame_factor, targets).astype(np.int32)
+            return np.full(self.num_trees, self.simulations, dtype=np.int32)
+        targets = np.asarray(simulations, dtype=np.int32)
+        if targets.shape != (self.num_trees,) or targets.min() < 1 or targets.max() > self.simulations:
+            raise ValueError(f"per-tree simulations must be {self.num_trees} numbers from 1 to "
+                             f"{self.simulations}.")
         return targets
 
     def _roots_expanded(self) -> bool:

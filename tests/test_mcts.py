@@ -290,25 +290,6 @@ def test_per_tree_budgets_and_noise_mask():
         search.run(hashed_evaluator, simulations=np.array([51, 1, 1]))
 
 
-def test_endgame_searches_get_more_simulations():
-    """From `endgame_ply` on a search runs `endgame_factor` times its budget (the given one or
-    the default); earlier positions keep theirs, and the arena holds the larger searches."""
-    game = make_game("othello", rules="standard")
-    late = game.new_state()
-    for _ in range(4):
-        game.play(late, game.legal_list(late)[0])
-    search = BatchedSearch(game, 2, 20, SearchConfig(endgame_ply=4, endgame_factor=3))
-    search.set_root(0, game.new_state())
-    search.set_root(1, late)
-    search.run(hashed_evaluator)
-    np.testing.assert_array_equal(search.nodes[:, 0, VISITS], [20, 60])
-    search.set_root(0, game.new_state())
-    search.set_root(1, late)
-    search.run(hashed_evaluator, simulations=np.array([7, 7]))
-    np.testing.assert_array_equal(search.nodes[:, 0, VISITS], [7, 21])
-    assert search.nodes_per_search == 61
-
-
 def test_choose_respects_temperature():
     game = make_game("connect4", rows=6, cols=7)
     search = BatchedSearch(game, 1, 4)
