@@ -54,6 +54,9 @@ def validate(cfg: DictConfig) -> None:
     worker_count(cfg.selfplay.workers)
     validate_pool(cfg.pool, cfg.selfplay.workers)
     devices = ddp_devices(cfg.train.ddp)
+    if devices and cfg.train.value_warmup_games:
+        raise ConfigError("train.value_warmup_games cannot be combined with train.ddp yet: the "
+                          "value head's restart would reach rank 0 only.")
     if devices and cfg.train.batch_size % len(devices):
         raise ConfigError(f"train.batch_size ({cfg.train.batch_size}) must split evenly over "
                           f"the {len(devices)} devices of train.ddp.")
