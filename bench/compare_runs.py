@@ -5,6 +5,8 @@ of recipes that spend the same compute differently (e.g. playout cap randomisati
     python bench/compare_runs.py docs/cmp.png eval/pure_mcts_level baseline=runs/a pcr=runs/b
 
 Minutes count from each run's first event, so time a run spent paused shows as a flat line.
+Learning curves (`curve/` tags, written by `python -m alphazero.curve` into
+runs/<game>/curve/<time>/) are drawn against self-play games instead, one marker a snapshot.
 """
 import sys
 from pathlib import Path
@@ -13,7 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from plot_curves import run_events  # noqa: E402  (this folder is on the path when run as a script)
+from plot_curves import run_events, scalars  # noqa: E402  (this folder is on the path when run as a script)
 
 
 def timed_scalars(folder: Path, tag: str) -> list[tuple[float, float]]:
@@ -30,14 +32,18 @@ def timed_scalars(folder: Path, tag: str) -> list[tuple[float, float]]:
 
 def main(out: str, tag: str, *runs: str) -> None:
     figure, axes = plt.subplots(figsize=(6, 3.2), dpi=100)
+    by_games = tag.startswith("curve/")
     for run in runs:
         label, _, folder = run.partition("=")
-        points = timed_scalars(Path(folder), tag)
+        points = scalars(Path(folder), tag) if by_games else timed_scalars(Path(folder), tag)
         if not points:
             raise SystemExit(f"error: no scalars tagged {tag} under {folder}.")
-        axes.step(*zip(*points), where="post", linewidth=1.2, label=label)
+        if by_games:
+            axes.plot(*zip(*points), marker="o", linewidth=1.2, label=label)
+        else:
+            axes.step(*zip(*points), where="post", linewidth=1.2, label=label)
     axes.set_title(tag)
-    axes.set_xlabel("minutes of training")
+    axes.set_xlabel("self-play games" if by_games else "minutes of training")
     axes.grid(alpha=0.3)
     axes.legend()
     figure.tight_layout()
