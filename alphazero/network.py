@@ -33,7 +33,7 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, planes: int, height: int, width: int, num_actions: int,
                  channels: tuple[int, ...] = (32, 64, 128), policy_channels: int = 4,
-                 value_channels: int = 2, value_hidden: int = 64):
+                 value_channels: int = 2, value_hidden: int = 64, head_slope: float = 0.0):
         super().__init__()
         layers, previous = [], planes
         for out_channels in channels:
@@ -41,11 +41,15 @@ class PolicyValueNet(nn.Module):
             previous = out_channels
         self.body = nn.Sequential(*layers)
         cells = height * width
+        # The heads squeeze 128 channels into 4 and 2: a ReLU there that goes negative on every
+        # input (it happens within minutes at lr 0.002) stops that channel learning for good;
+        # a leaky one (head_slope > 0) keeps a gradient.
+        head_activation = nn.LeakyReLU(head_slope) if head_slope else nn.ReLU()
         self.policy_head = nn.Sequential(
-            nn.Conv2d(previous, policy_channels, 1), nn.ReLU(), nn.Flatten(),
+            nn.Conv2d(previous, policy_channels, 1), head_activation, nn.Flatten(),
             nn.Linear(policy_channels * cells, num_actions))
         self.value_head = nn.Sequential(
-            nn.Conv2d(previous, value_channels, 1), nn.ReLU(), nn.Flatten(),
+            nn.Conv2d(previous, value_channels, 1), head_activation, nn.Flatten(),
             nn.Linear(value_channels * cells, value_hidden), nn.ReLU(),
             nn.Linear(value_hidden, 1), nn.Tanh())
 

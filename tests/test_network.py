@@ -118,3 +118,19 @@ def test_select_device(monkeypatch):
 
 def test_measure_inference_reports_a_rate():
     assert measure_inference(make("cnn"), SPEC, batch=4, precision="float32", seconds=0.05) > 0
+
+
+@pytest.mark.parametrize("slope,learns", [(0.0, False), (0.01, True)])
+def test_a_head_channel_negative_everywhere_learns_only_when_leaky(slope, learns):
+    """The seed design's ReLU head channel that is negative on every input passes no
+    gradient (it is dead for good); with head_slope > 0 it still learns."""
+    torch.manual_seed(0)
+    net = build_model("cnn", SPEC, channels=(8, 8, 8), head_slope=slope)
+    for head in (net.policy_head, net.value_head):
+        torch.nn.init.zeros_(head[0].weight)
+        torch.nn.init.constant_(head[0].bias, -1.0)
+    x = torch.rand(16, SPEC.planes, SPEC.height, SPEC.width)
+    log_policy, value = net(x)
+    (log_policy[:, 0].sum() + value.sum()).backward()
+    for head in (net.policy_head, net.value_head):
+        assert bool(head[0].weight.grad.abs().sum() > 0) == learns
