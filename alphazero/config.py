@@ -25,7 +25,6 @@ _BOUNDS = [("mcts.simulations", 1), ("mcts.c_puct", 0), ("mcts.fpu_reduction", 0
            ("selfplay.fast_simulations", 1),
            ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),
            ("train.min_replay", 0), ("train.batch_size", 1), ("train.lr", 0), ("train.l2", 0),
-           ("train.value_warmup_games", 0),
            ("train.checkpoint_minutes", 0)]
 
 
@@ -54,9 +53,6 @@ def validate(cfg: DictConfig) -> None:
     worker_count(cfg.selfplay.workers)
     validate_pool(cfg.pool, cfg.selfplay.workers)
     devices = ddp_devices(cfg.train.ddp)
-    if devices and cfg.train.value_warmup_games:
-        raise ConfigError("train.value_warmup_games cannot be combined with train.ddp yet: the "
-                          "value head's restart would reach rank 0 only.")
     if devices and cfg.train.batch_size % len(devices):
         raise ConfigError(f"train.batch_size ({cfg.train.batch_size}) must split evenly over "
                           f"the {len(devices)} devices of train.ddp.")

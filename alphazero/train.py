@@ -186,16 +186,6 @@ class TrainingRun:
         tqdm.write(f"gate vs {opponent}: {result.wins}-{result.draws}-{result.losses}"
                    + (" -> best.pt" if promoted else ""))
 
-    def restart_value_head(self) -> None:
-        """Fresh weights and optimizer moments for the value head at the end of the value
-        warm-up: held at 0, its ReLUs have died and would pass no gradient to learn z."""
-        for module in self.model.value_head.modules():
-            if hasattr(module, "reset_parameters"):
-                module.reset_parameters()
-        for parameter in self.model.value_head.parameters():
-            self.trainer.optimizer.state.pop(parameter, None)
-        tqdm.write(f"value warm-up over at {self.counters['games']} games: value head restarted")
-
     def one_round(self, pool, progress) -> None:
         cfg, c = self.cfg, self.counters
         began = time.time()
@@ -208,8 +198,6 @@ class TrainingRun:
             self.replay.add_game(record.planes.astype(np.float32), record.pis, record.zs,
                                  record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
         c["round"] += 1
-        if c["games"] < cfg.train.value_warmup_games <= c["games"] + len(games):
-            self.restart_value_head()
         c["games"] += len(games)
         c["positions"] += positions
         step = c["games"]
@@ -232,11 +220,8 @@ class TrainingRun:
         steps = int(c["train_samples"] // cfg.train.batch_size)
         c["train_samples"] -= steps * cfg.train.batch_size
         metrics = {}
-        hold_value_at_zero = c["games"] < cfg.train.value_warmup_games
         for _ in range(steps):
             planes, pis, zs = self.replay.sample(cfg.train.batch_size, self.rng)
-            if hold_value_at_zero:
-                zs = np.zeros_like(zs)
             metrics = self.trainer.train_step(planes, pis, zs)
             c["steps"] += 1
             for tag, value in metrics.items():

@@ -6,7 +6,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
@@ -14,7 +13,6 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from alphazero import checkpoint
 from alphazero.config import build_game, validate
-from alphazero.train import TrainingRun
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.workers=0",
@@ -156,40 +154,3 @@ def test_every_committed_recipe_is_a_valid_config(recipe):
         cfg = compose(config_name="config", overrides=[f"+recipe={recipe}"])
     validate(cfg)
     build_game(cfg)
-
-
-def test_value_warmup_trains_the_value_head_towards_zero_first(tmp_path, monkeypatch):
-    """Before train.value_warmup_games the trainer sees z = 0 everywhere; after, the real
-    outcomes (a tiny Connect-4 game is rarely drawn), learned by a value head restarted once
-    with fresh weights and optimizer moments."""
-    overrides = [*TINY, "eval.interval=0", "train.max_games=40", "train.value_warmup_games=16",
-                 "run_name=warmup", f"train.checkpoint_dir={tmp_path}/checkpoints"]
-    with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
-        cfg = compose(config_name="config", overrides=overrides)
-    batches = []  # (self-play games so far, every z of the batch is 0)
-    run = TrainingRun(cfg, tmp_path / "runs")
-    original_step = run.trainer.train_step
-
-    def recording_step(planes, pis, zs):
-        batches.append((run.counters["games"], not np.any(zs)))
-        return original_step(planes, pis, zs)
-
-    restarts = []  # self-play games when the value head restarted
-
-    def recording_restart():
-        restarts.append(run.counters["games"])
-        before = [p.detach().clone() for p in run.model.value_head.parameters()]
-        original_restart()
-        after = list(run.model.value_head.parameters())
-        assert all(not torch.equal(a, b) for a, b in zip(after, before) if a.dim() > 1)
-        assert all(p not in run.trainer.optimizer.state for p in after)
-
-    original_restart = run.restart_value_head
-    monkeypatch.setattr(run.trainer, "train_step", recording_step)
-    monkeypatch.setattr(run, "restart_value_head", recording_restart)
-    run.run()
-    assert batches and all(zero for games, zero in batches if games < 16)
-    assert any(games < 16 for games, _ in batches)
-    late = [zero for games, zero in batches if games >= 16]
-    assert late and not any(late)
-    assert len(restarts) == 1 and restarts[0] < 16  # once, in the round that crosses 16 games
