@@ -44,12 +44,14 @@ class PolicyValueNet(nn.Module):
         # The heads squeeze 128 channels into 4 and 2: a ReLU there that goes negative on every
         # input (it happens within minutes at lr 0.002) stops that channel learning for good;
         # a leaky one (head_slope > 0) keeps a gradient.
-        head_activation = nn.LeakyReLU(head_slope) if head_slope else nn.ReLU()
+        def head_activation() -> nn.Module:
+            return nn.LeakyReLU(head_slope) if head_slope else nn.ReLU()
+
         self.policy_head = nn.Sequential(
-            nn.Conv2d(previous, policy_channels, 1), head_activation, nn.Flatten(),
+            nn.Conv2d(previous, policy_channels, 1), head_activation(), nn.Flatten(),
             nn.Linear(policy_channels * cells, num_actions))
         self.value_head = nn.Sequential(
-            nn.Conv2d(previous, value_channels, 1), head_activation, nn.Flatten(),
+            nn.Conv2d(previous, value_channels, 1), head_activation(), nn.Flatten(),
             nn.Linear(value_channels * cells, value_hidden), nn.ReLU(),
             nn.Linear(value_hidden, 1), nn.Tanh())
 
