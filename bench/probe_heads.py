@@ -1,0 +1,51 @@
+"""How alive are a CNN checkpoint's head channels? For each 1x1-conv channel of the policy and
+value heads, the share of 128 random positions (2-40 random moves from the start) on which
+its activation is positive. A channel at 0 is negative on every input: with a ReLU it passes
+no gradient and never learns again.
+
+    python bench/probe_heads.py checkpoints/pretrained/*.pt
+"""
+import sys
+
+import numpy as np
+import torch
+
+from alphazero.network import build_model
+from games import make_game
+
+
+def random_positions(game, count: int = 128) -> torch.Tensor:
+    rng = np.random.default_rng(0)
+    planes = []
+    while len(planes) < count:
+        state = game.new_state(rng)
+        for _ in range(rng.integers(2, 40)):
+            legal = game.legal_list(state)
+            if not legal or game.status(state) != 0:
+                break
+            game.play(state, legal[rng.integers(len(legal))])
+        if game.status(state) == 0:
+            planes.append(game.encode(state).astype(np.float32))
+    return torch.tensor(np.stack(planes))
+
+
+def active_shares(path: str) -> dict[str, np.ndarray]:
+    saved = torch.load(path, weights_only=True)
+    if saved["model_kind"] != "cnn":
+        raise SystemExit(f"error: {path} is a {saved['model_kind']} network; this probe reads the cnn heads.")
+    game = make_game(saved["game"], **saved["game_params"])
+    net = build_model("cnn", game, **saved["model_sizes"])
+    net.load_state_dict(saved["model"])
+    net.eval()
+    outputs = {}
+    for name, head in (("policy", net.policy_head), ("value", net.value_head)):
+        head[1].register_forward_hook(lambda module, args, out, name=name: outputs.__setitem__(name, out))
+    with torch.no_grad():
+        net(random_positions(game))
+    return {name: (out > 0).float().mean(dim=(0, 2, 3)).numpy() for name, out in outputs.items()}
+
+
+if __name__ == "__main__":
+    for path in sys.argv[1:]:
+        shares = active_shares(path)
+        print(path, *(f"{name} [{' '.join(f'{x:.2f}' for x in share)}]" for name, share in shares.items()))
