@@ -47,6 +47,9 @@ def validate(cfg: DictConfig) -> None:
     if snapshot_games is not None and not (_is_count(snapshot_games) and snapshot_games > 0):
         raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
                           f"not {snapshot_games!r}.")
+    head_slope = OmegaConf.select(cfg, "model.sizes.head_slope")
+    if head_slope is not None and not (_is_number(head_slope) and 0 <= head_slope < 1):
+        raise ConfigError(f"model.sizes.head_slope must be a number from 0 up to 1, not {head_slope!r}.")
     if not _is_count(cfg.eval.opening_plies):
         raise ConfigError(f"eval.opening_plies must be a whole number of at least 0, not "
                           f"{cfg.eval.opening_plies!r}.")

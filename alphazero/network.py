@@ -41,9 +41,9 @@ class PolicyValueNet(nn.Module):
             previous = out_channels
         self.body = nn.Sequential(*layers)
         cells = height * width
-        # The heads squeeze 128 channels into 4 and 2: a ReLU there that goes negative on every
-        # input (it happens within minutes at lr 0.002) stops that channel learning for good;
-        # a leaky one (head_slope > 0) keeps a gradient.
+        # The heads squeeze the body's channels into 4 and 2: a ReLU there that goes negative
+        # on every input (it happens within minutes at lr 0.002) stops that channel learning
+        # for good; a leaky one (head_slope > 0) keeps a gradient.
         def head_activation() -> nn.Module:
             return nn.LeakyReLU(head_slope) if head_slope else nn.ReLU()
 

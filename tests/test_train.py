@@ -87,6 +87,7 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("train.lr_schedule=[[100,0]]", "train.lr_schedule"),
     ("eval.opening_plies=-1", "eval.opening_plies"),
     ("train.snapshot_games=0", "train.snapshot_games"),
+    ("model.sizes.head_slope=abc", "model.sizes.head_slope"),
     ("selfplay.full_search_share=0.5 selfplay.fast_simulations=9", "selfplay.fast_simulations"),
 ])
 def test_bad_overrides_give_one_line(tmp_path, override, words):
