@@ -59,12 +59,13 @@ def match_openings(game, games: int, opening_plies: int, rng) -> np.ndarray:
     states = []
     for i in range(games):
         if i % 2 == 0:
-            board = _random_opening(game, game.new_state(rng), opening_plies, rng)
+            board = random_opening(game, game.new_state(rng), opening_plies, rng)
         states.append(board.copy())
     return np.stack(states)
 
 
-def _random_opening(game, start: np.ndarray, plies: int, rng, tries: int = 1000) -> np.ndarray:
+def random_opening(game, start: np.ndarray, plies: int, rng, tries: int = 1000) -> np.ndarray:
+    """`start` after `plies` uniformly random moves, none of which ends the game."""
     for _ in range(tries):
         board = start.copy()
         for _ in range(plies):

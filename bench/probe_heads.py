@@ -1,5 +1,5 @@
 """How alive are a CNN checkpoint's head channels? For each 1x1-conv channel of the policy and
-value heads, the share of 128 random positions (2-40 random moves from the start) on which
+value heads, the share of 128 random positions (2-39 random moves from the start) on which
 its activation is positive. A channel at 0 is negative on every input: with a ReLU it passes
 no gradient and never learns again.
 
@@ -10,27 +10,21 @@ import sys
 import numpy as np
 import torch
 
+from alphazero import checkpoint
+from alphazero.evaluate import random_opening
 from alphazero.network import build_model
 from games import make_game
 
 
 def random_positions(game, count: int = 128) -> torch.Tensor:
     rng = np.random.default_rng(0)
-    planes = []
-    while len(planes) < count:
-        state = game.new_state(rng)
-        for _ in range(rng.integers(2, 40)):
-            legal = game.legal_list(state)
-            if not legal or game.status(state) != 0:
-                break
-            game.play(state, legal[rng.integers(len(legal))])
-        if game.status(state) == 0:
-            planes.append(game.encode(state).astype(np.float32))
-    return torch.tensor(np.stack(planes))
+    states = [random_opening(game, game.new_state(rng), int(rng.integers(2, 40)), rng)
+              for _ in range(count)]
+    return torch.tensor(np.stack([game.encode(state) for state in states]), dtype=torch.float32)
 
 
 def active_shares(path: str) -> dict[str, np.ndarray]:
-    saved = torch.load(path, weights_only=True)
+    saved = checkpoint.load(path)
     if saved["model_kind"] != "cnn":
         raise SystemExit(f"error: {path} is a {saved['model_kind']} network; this probe reads the cnn heads.")
     game = make_game(saved["game"], **saved["game_params"])
