@@ -47,9 +47,7 @@ def validate(cfg: DictConfig) -> None:
     if snapshot_games is not None and not (_is_count(snapshot_games) and snapshot_games > 0):
         raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
                           f"not {snapshot_games!r}.")
-    head_slope = OmegaConf.select(cfg, "model.sizes.head_slope")
-    if head_slope is not None and not (_is_number(head_slope) and 0 <= head_slope < 1):
-        raise ConfigError(f"model.sizes.head_slope must be a number from 0 up to 1, not {head_slope!r}.")
+    validate_model(cfg.model)
     if not _is_count(cfg.eval.opening_plies):
         raise ConfigError(f"eval.opening_plies must be a whole number of at least 0, not "
                           f"{cfg.eval.opening_plies!r}.")
@@ -59,6 +57,43 @@ def validate(cfg: DictConfig) -> None:
     if devices and cfg.train.batch_size % len(devices):
         raise ConfigError(f"train.batch_size ({cfg.train.batch_size}) must split evenly over "
                           f"the {len(devices)} devices of train.ddp.")
+
+
+def _is_size(value) -> bool:
+    return _is_count(value) and value > 0
+
+
+def _is_sizes(value) -> bool:
+    return _is_list(value) and len(value) > 0 and all(_is_size(x) for x in value)
+
+
+def _is_slope(value) -> bool:
+    return _is_number(value) and 0 <= value < 1
+
+
+# Per model kind: each size the network's constructor takes, its check, and what it must be.
+_MODEL_SIZES = {
+    "cnn": {"channels": (_is_sizes, "a non-empty list of whole numbers of at least 1"),
+            "policy_channels": (_is_size, "a whole number of at least 1"),
+            "value_channels": (_is_size, "a whole number of at least 1"),
+            "value_hidden": (_is_size, "a whole number of at least 1"),
+            "head_slope": (_is_slope, "a number from 0 up to 1")},
+    "resnet": {"blocks": (_is_size, "a whole number of at least 1"),
+               "channels": (_is_size, "a whole number of at least 1")},
+}
+
+
+def validate_model(model: DictConfig) -> None:
+    if model.kind not in _MODEL_SIZES:
+        raise ConfigError(f"model.kind must be one of {', '.join(_MODEL_SIZES)}, not {model.kind!r}.")
+    allowed = _MODEL_SIZES[model.kind]
+    for key, value in (model.sizes or {}).items():
+        if key not in allowed:
+            raise ConfigError(f"model.sizes.{key} is not a size of the {model.kind} model; it "
+                              f"takes {', '.join(allowed)}.")
+        check, meaning = allowed[key]
+        if not check(value):
+            raise ConfigError(f"model.sizes.{key} must be {meaning}, not {value!r}.")
 
 
 def validate_pool(pool: DictConfig, workers) -> None:

@@ -88,6 +88,11 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("eval.opening_plies=-1", "eval.opening_plies"),
     ("train.snapshot_games=0", "train.snapshot_games"),
     ("model.sizes.head_slope=abc", "model.sizes.head_slope"),
+    ("model.sizes.channels=abc", "model.sizes.channels"),
+    ("model.sizes.channels=[8,0,8]", "model.sizes.channels"),
+    ("model.sizes.value_hidden=2.5", "model.sizes.value_hidden"),
+    ("+model.sizes.depth=3", "model.sizes.depth"),
+    ("model=resnet model.sizes.blocks=0", "model.sizes.blocks"),
     ("selfplay.full_search_share=0.5 selfplay.fast_simulations=9", "selfplay.fast_simulations"),
 ])
 def test_bad_overrides_give_one_line(tmp_path, override, words):
