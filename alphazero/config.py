@@ -37,6 +37,9 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
             raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
+    q_share = cfg.selfplay.q_share
+    if not (_is_number(q_share) and 0 <= q_share <= 1):
+        raise ConfigError(f"selfplay.q_share must be a number from 0 to 1, not {q_share!r}.")
     if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
         raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
                           f"exceed mcts.simulations ({cfg.mcts.simulations}).")
@@ -195,4 +198,5 @@ def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:
     s = cfg.selfplay
     return SelfPlayConfig(simulations=cfg.mcts.simulations, games_in_parallel=s.games_in_parallel,
                           temperature_moves=s.temperature_moves, noise=s.noise,
-                          full_search_share=s.full_search_share, fast_simulations=s.fast_simulations)
+                          full_search_share=s.full_search_share, fast_simulations=s.fast_simulations,
+                          q_share=s.q_share)

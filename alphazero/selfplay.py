@@ -4,7 +4,10 @@ Each finished game comes out as a `GameRecord`: for every recorded position the 
 planes, the search's visit distribution pi, the outcome z from the view of the side to move
 there (for Connect6 the side placing that stone; times the search's discount per ply left to
 play, when one is set), and the position's symmetry maps, which the replay buffer uses to
-store every symmetric image.
+store every symmetric image. With `q_share` above 0 the value target is a mix,
+(1 - q_share) * z + q_share * q, where q is the root search's mean value: z is one noisy
+outcome, q the search's estimate of the same position, so the mix has less variance early
+in training (the averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four).
 
 Playout cap randomisation (KataGo, Wu 2019): with `full_search_share` below 1, each move is a
 full search (`simulations`, root noise, recorded) with that probability, else a fast one
@@ -29,6 +32,7 @@ class SelfPlayConfig:
     noise: bool = True  # Dirichlet noise at the root
     full_search_share: float = 1.0  # playout cap randomisation: share of full, recorded searches
     fast_simulations: int = 32  # the other moves' search budget
+    q_share: float = 0.0  # weight of the root's search value q in the value target
 
 
 @dataclass
@@ -56,6 +60,7 @@ class GameRecord:
 class _History:
     planes: list = field(default_factory=list)
     pis: list = field(default_factory=list)
+    root_values: list = field(default_factory=list)
     movers: list = field(default_factory=list)
     cell_syms: list = field(default_factory=list)
     action_syms: list = field(default_factory=list)
@@ -80,6 +85,8 @@ class SelfPlayWorker:
             raise ValueError("full_search_share must be above 0 and at most 1.")
         if config.full_search_share < 1.0 and not 1 <= config.fast_simulations <= config.simulations:
             raise ValueError("fast_simulations must be from 1 to the full search's simulations.")
+        if not 0.0 <= config.q_share <= 1.0:
+            raise ValueError("q_share must be from 0 to 1.")
         self.game = game
         self.evaluator = evaluator
         self.config = config
@@ -103,6 +110,7 @@ class SelfPlayWorker:
         search.run(self.evaluator, add_noise=cfg.noise & full,
                    simulations=np.where(full, cfg.simulations, cfg.fast_simulations))
         visits = search.visit_counts()
+        root_values = search.root_values()
         plies = np.array([game.kernels["ply"](s) for s in self.states])
         temperature = np.where(plies < cfg.temperature_moves, 1.0, 0.0)
         actions = search.choose(visits, temperature)
@@ -113,6 +121,7 @@ class SelfPlayWorker:
                 cells, acts = game.symmetries(state)
                 history.planes.append(game.encode(state).astype(np.uint8))
                 history.pis.append(visits[b] / visits[b].sum())
+                history.root_values.append(root_values[b])
                 history.movers.append(game.to_move(state))
                 history.cell_syms.append(cells.astype(np.int16))
                 history.action_syms.append(acts.astype(np.int16))
@@ -129,10 +138,13 @@ class SelfPlayWorker:
 
     def _targets(self, history: _History, result: int) -> np.ndarray:
         """z per recorded position, shrunk by the search's discount per ply left to play, so
-        that the value head learns what the search backs up."""
+        that the value head learns what the search backs up; mixed with the root's search
+        value by q_share."""
         outcomes = np.array([outcome_for(result, m) for m in history.movers], dtype=np.float64)
         plies_left = len(history.moves) - np.array(history.recorded_plies)
-        return (outcomes * self.search.config.discount ** plies_left).astype(np.float32)
+        zs = outcomes * self.search.config.discount ** plies_left
+        q_share = self.config.q_share
+        return ((1.0 - q_share) * zs + q_share * np.array(history.root_values)).astype(np.float32)
 
     def _record(self, history: _History, result: int) -> GameRecord:
         if not history.recorded_plies:  # every move was a fast search: a game, no samples
