@@ -40,6 +40,9 @@ def validate(cfg: DictConfig) -> None:
     q_share = cfg.selfplay.q_share
     if not (_is_number(q_share) and 0 <= q_share <= 1):
         raise ConfigError(f"selfplay.q_share must be a number from 0 to 1, not {q_share!r}.")
+    if not _is_count(cfg.selfplay.q_share_from_games):
+        raise ConfigError(f"selfplay.q_share_from_games must be a whole number of at least 0, not "
+                          f"{cfg.selfplay.q_share_from_games!r}.")
     if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
         raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
                           f"exceed mcts.simulations ({cfg.mcts.simulations}).")
@@ -151,6 +154,12 @@ def scheduled_lr(train: DictConfig, games: int) -> float:
     return float(lr)
 
 
+def q_share_at(selfplay: DictConfig, games: int) -> float:
+    """The weight of the search value q in the value targets of games played after `games`
+    (selfplay.q_share from selfplay.q_share_from_games on, 0 before)."""
+    return float(selfplay.q_share) if games >= selfplay.q_share_from_games else 0.0
+
+
 def ddp_devices(setting) -> list[str]:
     """train.ddp as the list of devices, one training process each ([] without DDP)."""
     if setting is False or setting is None:
@@ -198,5 +207,4 @@ def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:
     s = cfg.selfplay
     return SelfPlayConfig(simulations=cfg.mcts.simulations, games_in_parallel=s.games_in_parallel,
                           temperature_moves=s.temperature_moves, noise=s.noise,
-                          full_search_share=s.full_search_share, fast_simulations=s.fast_simulations,
-                          q_share=s.q_share)
+                          full_search_share=s.full_search_share, fast_simulations=s.fast_simulations)

@@ -4,10 +4,10 @@ Each finished game comes out as a `GameRecord`: for every recorded position the 
 planes, the search's visit distribution pi, the outcome z from the view of the side to move
 there (for Connect6 the side placing that stone; times the search's discount per ply left to
 play, when one is set), and the position's symmetry maps, which the replay buffer uses to
-store every symmetric image. With `q_share` above 0 the value target is a mix,
-(1 - q_share) * z + q_share * q, where q is the root search's mean value: z is one noisy
-outcome, q the search's estimate of the same position, so the mix has less variance early
-in training (the averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four).
+store every symmetric image. Each position also carries q, the root search's mean value:
+the training loop may mix it into the value target (`value_targets`): z is one noisy
+outcome, q the search's estimate of the same position, so the mix has less variance (the
+averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four).
 
 Playout cap randomisation (KataGo, Wu 2019): with `full_search_share` below 1, each move is a
 full search (`simulations`, root noise, recorded) with that probability, else a fast one
@@ -32,14 +32,14 @@ class SelfPlayConfig:
     noise: bool = True  # Dirichlet noise at the root
     full_search_share: float = 1.0  # playout cap randomisation: share of full, recorded searches
     fast_simulations: int = 32  # the other moves' search budget
-    q_share: float = 0.0  # weight of the root's search value q in the value target
 
 
 @dataclass
 class GameRecord:
     planes: np.ndarray  # uint8 [n, P, H, W]
     pis: np.ndarray  # float32 [n, A]
-    zs: np.ndarray  # float32 [n]
+    zs: np.ndarray  # float32 [n]: the outcome
+    qs: np.ndarray  # float32 [n]: the root search's value
     cell_syms: np.ndarray  # int16 [n, G, H*W]
     action_syms: np.ndarray  # int16 [n, G, A]
     moves: np.ndarray  # int16 [plies]: every move of the game, recorded or not
@@ -85,8 +85,6 @@ class SelfPlayWorker:
             raise ValueError("full_search_share must be above 0 and at most 1.")
         if config.full_search_share < 1.0 and not 1 <= config.fast_simulations <= config.simulations:
             raise ValueError("fast_simulations must be from 1 to the full search's simulations.")
-        if not 0.0 <= config.q_share <= 1.0:
-            raise ValueError("q_share must be from 0 to 1.")
         self.game = game
         self.evaluator = evaluator
         self.config = config
@@ -136,15 +134,12 @@ class SelfPlayWorker:
                 self.states[b] = self._new_game(b)
         return finished
 
-    def _targets(self, history: _History, result: int) -> np.ndarray:
+    def _outcomes(self, history: _History, result: int) -> np.ndarray:
         """z per recorded position, shrunk by the search's discount per ply left to play, so
-        that the value head learns what the search backs up; mixed with the root's search
-        value by q_share."""
+        that the value head learns what the search backs up."""
         outcomes = np.array([outcome_for(result, m) for m in history.movers], dtype=np.float64)
         plies_left = len(history.moves) - np.array(history.recorded_plies)
-        zs = outcomes * self.search.config.discount ** plies_left
-        q_share = self.config.q_share
-        return ((1.0 - q_share) * zs + q_share * np.array(history.root_values)).astype(np.float32)
+        return (outcomes * self.search.config.discount ** plies_left).astype(np.float32)
 
     def _record(self, history: _History, result: int) -> GameRecord:
         if not history.recorded_plies:  # every move was a fast search: a game, no samples
@@ -152,13 +147,19 @@ class SelfPlayWorker:
             return GameRecord(
                 planes=np.zeros((0, g.planes, g.height, g.width), dtype=np.uint8),
                 pis=np.zeros((0, g.num_actions), dtype=np.float32), zs=np.zeros(0, dtype=np.float32),
+                qs=np.zeros(0, dtype=np.float32),
                 cell_syms=np.zeros((0, 1, g.height * g.width), dtype=np.int16),
                 action_syms=np.zeros((0, 1, g.num_actions), dtype=np.int16),
                 moves=np.array(history.moves, dtype=np.int16),
                 recorded_plies=np.zeros(0, dtype=np.int16), result=result)
         return GameRecord(
             planes=np.stack(history.planes), pis=np.stack(history.pis).astype(np.float32),
-            zs=self._targets(history, result),
+            zs=self._outcomes(history, result), qs=np.array(history.root_values, dtype=np.float32),
             cell_syms=np.stack(history.cell_syms), action_syms=np.stack(history.action_syms),
             moves=np.array(history.moves, dtype=np.int16),
             recorded_plies=np.array(history.recorded_plies, dtype=np.int16), result=result)
+
+
+def value_targets(record: GameRecord, q_share: float) -> np.ndarray:
+    """The value target of each recorded position: (1 - q_share) * z + q_share * q."""
+    return ((1.0 - q_share) * record.zs + q_share * record.qs).astype(np.float32)

@@ -22,14 +22,15 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from alphazero import checkpoint
-from alphazero.config import (ConfigError, build_game, ddp_devices, scheduled_lr, search_config,
-                              selfplay_config, validate, worker_count)
+from alphazero.config import (ConfigError, build_game, ddp_devices, q_share_at, scheduled_lr,
+                              search_config, selfplay_config, validate, worker_count)
 from alphazero.distributed import DataParallelTrainer
 from alphazero.evaluate import Gate
 from alphazero.network import Inference, build_model, select_device
 from alphazero.players import AlphaZeroPlayer, make_player
 from alphazero.pool import InlinePool, LocalPool, WorkerCrashLoop, WorkerSpec, weights_to_bytes
 from alphazero.replay import ReplayBuffer
+from alphazero.selfplay import value_targets
 from alphazero.trainer import Trainer
 from games import FIRST_WON, GameError
 
@@ -192,10 +193,12 @@ class TrainingRun:
         games = pool.collect(cfg.train.positions_per_round)
         seconds = max(time.time() - began, 1e-9)
         positions = sum(g.length for g in games)
+        q_share = q_share_at(cfg.selfplay, c["games"])
         for record in games:
             if record.length == 0:
                 continue  # playout cap randomisation recorded none of its positions
-            self.replay.add_game(record.planes.astype(np.float32), record.pis, record.zs,
+            self.replay.add_game(record.planes.astype(np.float32), record.pis,
+                                 value_targets(record, q_share),
                                  record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
         c["round"] += 1
         c["games"] += len(games)
@@ -207,6 +210,7 @@ class TrainingRun:
         w.add_scalar("selfplay/game_length", sum(g.plies for g in games) / max(len(games), 1), step)
         w.add_scalar("selfplay/first_player_win_rate",
                      sum(g.result == FIRST_WON for g in games) / max(len(games), 1), step)
+        w.add_scalar("selfplay/q_share", q_share, step)
         w.add_scalar("replay/size", len(self.replay), step)
         w.add_scalar("pool/workers_alive", pool.workers_alive, step)
         w.add_scalar("pool/restarts", pool.restarts, step)

@@ -7,7 +7,7 @@ import numpy as np
 
 from alphazero.mcts import SearchConfig
 from alphazero.replay import ReplayBuffer
-from alphazero.selfplay import SelfPlayConfig, SelfPlayWorker, outcome_for
+from alphazero.selfplay import SelfPlayConfig, SelfPlayWorker, outcome_for, value_targets
 from games import DRAW, FIRST_WON, SECOND_WON, make_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,19 +89,18 @@ def test_discounted_targets_shrink_with_the_plies_left():
         assert index == record.length
 
 
-def test_q_share_mixes_the_root_search_value_into_the_target():
-    """q_share changes the targets, not the games: 0.5 gives the mean of the z targets (0) and
-    the search-value targets (1); the last mover's winning position has a search value near +1."""
+def test_value_targets_mix_the_outcome_with_the_root_search_value():
+    """q_share 0 gives z, 1 gives the root's search value q, 0.5 their mean; the last mover's
+    winning position has a search value near +1."""
     game = make_game("connect4", rows=6, cols=7)
-    plain, searched, mixed = (finished_games(game, 3, simulations=32, q_share=share)
-                              for share in (0.0, 1.0, 0.5))
-    for z_only, q_only, half in zip(plain, searched, mixed):
-        np.testing.assert_array_equal(z_only.moves, q_only.moves)
-        np.testing.assert_array_equal(z_only.moves, half.moves)
-        np.testing.assert_allclose(half.zs, 0.5 * z_only.zs + 0.5 * q_only.zs, atol=1e-6)
-        assert np.all(np.abs(q_only.zs) <= 1) and not np.allclose(q_only.zs, z_only.zs)
-        if z_only.result != DRAW:
-            assert q_only.zs[-1] > 0.5  # one simulation finds the win, most of the 32 repeat it
+    for record in finished_games(game, 3, simulations=32):
+        z_only, q_only, half = (value_targets(record, share) for share in (0.0, 1.0, 0.5))
+        np.testing.assert_array_equal(z_only, record.zs)
+        np.testing.assert_array_equal(q_only, record.qs)
+        np.testing.assert_allclose(half, 0.5 * record.zs + 0.5 * record.qs, atol=1e-6)
+        assert np.all(np.abs(record.qs) <= 1) and not np.allclose(record.qs, record.zs)
+        if record.result != DRAW:
+            assert record.qs[-1] > 0.5  # one simulation finds the win, most of the 32 repeat it
 
 
 def test_connect4_is_augmented_by_the_mirror_only():

@@ -51,12 +51,17 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
     assert len(snapshots) >= 2 and counts == sorted(counts)
     assert [int(p.stem.split("_")[1]) for p in snapshots] == counts
     assert len({c // 8 for c in counts}) == len(counts) and counts[-1] >= 24
+    outcomes = {-1.0, 0.0, 1.0}
+    assert set(checkpoint.load(latest.parent / "replay.pt")["zs"].tolist()) <= outcomes
 
     # resumed with playout cap randomisation, which changes what is recorded, not the format,
-    # and a learning-rate schedule that drops the rate from the first resumed round on
+    # and a learning-rate schedule that drops the rate, and value targets that become the
+    # search's values, from the first resumed round on
+    games = saved["counters"]["games"]
     second = train(tmp_path, "train.max_games=48", "train.resume=true",
                    "selfplay.full_search_share=0.5", "selfplay.fast_simulations=2",
-                   f"train.lr_schedule=[[{saved['counters']['games']},0.0001]]")
+                   f"train.lr_schedule=[[{games},0.0001]]",
+                   "selfplay.q_share=1", f"selfplay.q_share_from_games={games}")
     assert second.returncode == 0, second.stderr
     resumed = torch.load(latest, weights_only=True)
     assert resumed["counters"]["games"] >= 48
@@ -65,6 +70,8 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
     events = EventAccumulator(str(tmp_path / "runs" / "1"))
     events.Reload()
     assert {round(e.value, 6) for e in events.Scalars("lr")} == {0.0001}
+    assert {e.value for e in events.Scalars("selfplay/q_share")} == {1.0}
+    assert not set(checkpoint.load(latest.parent / "replay.pt")["zs"].tolist()) <= outcomes
 
 
 def test_checkpoint_for_another_game_is_refused(tmp_path):
@@ -84,6 +91,7 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("selfplay.full_search_share=1.5", "selfplay.full_search_share"),
     ("mcts.discount=0", "mcts.discount"),
     ("selfplay.q_share=2", "selfplay.q_share"),
+    ("selfplay.q_share_from_games=-1", "selfplay.q_share_from_games"),
     ("train.lr_schedule=[[100,0.001],[50,0.0001]]", "train.lr_schedule"),
     ("train.lr_schedule=[[100,0]]", "train.lr_schedule"),
     ("eval.opening_plies=-1", "eval.opening_plies"),
