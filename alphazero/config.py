@@ -83,7 +83,8 @@ _MODEL_SIZES = {
             "policy_channels": (_is_size, "a whole number of at least 1"),
             "value_channels": (_is_size, "a whole number of at least 1"),
             "value_hidden": (_is_size, "a whole number of at least 1"),
-            "head_slope": (_is_slope, "a number from 0 up to 1")},
+            "head_slope": (_is_slope, "a number from 0 up to 1"),
+            "head_norm": (lambda value: isinstance(value, bool), "true or false")},
     "resnet": {"blocks": (_is_size, "a whole number of at least 1"),
                "channels": (_is_size, "a whole number of at least 1")},
 }

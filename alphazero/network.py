@@ -33,7 +33,8 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, planes: int, height: int, width: int, num_actions: int,
                  channels: tuple[int, ...] = (32, 64, 128), policy_channels: int = 4,
-                 value_channels: int = 2, value_hidden: int = 64, head_slope: float = 0.0):
+                 value_channels: int = 2, value_hidden: int = 64, head_slope: float = 0.0,
+                 head_norm: bool = False):
         super().__init__()
         layers, previous = [], planes
         for out_channels in channels:
@@ -43,15 +44,18 @@ class PolicyValueNet(nn.Module):
         cells = height * width
         # The heads squeeze the body's channels into 4 and 2: a ReLU there that goes negative
         # on every input (it happens within minutes at lr 0.002) stops that channel learning
-        # for good; a leaky one (head_slope > 0) keeps a gradient.
-        def head_activation() -> nn.Module:
-            return nn.LeakyReLU(head_slope) if head_slope else nn.ReLU()
+        # for good. A leaky one (head_slope > 0) keeps a gradient; a batch norm before it
+        # (head_norm, as AlphaZero's heads have) recentres each channel on every batch, so
+        # about half its inputs stay positive.
+        def squeeze(out_channels: int) -> list[nn.Module]:
+            conv = _conv_bn(previous, out_channels, 1) if head_norm else [nn.Conv2d(previous, out_channels, 1)]
+            return [*conv, nn.LeakyReLU(head_slope) if head_slope else nn.ReLU()]
 
         self.policy_head = nn.Sequential(
-            nn.Conv2d(previous, policy_channels, 1), head_activation(), nn.Flatten(),
+            *squeeze(policy_channels), nn.Flatten(),
             nn.Linear(policy_channels * cells, num_actions))
         self.value_head = nn.Sequential(
-            nn.Conv2d(previous, value_channels, 1), head_activation(), nn.Flatten(),
+            *squeeze(value_channels), nn.Flatten(),
             nn.Linear(value_channels * cells, value_hidden), nn.ReLU(),
             nn.Linear(value_hidden, 1), nn.Tanh())
 

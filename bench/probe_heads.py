@@ -33,7 +33,8 @@ def active_shares(path: str) -> dict[str, np.ndarray]:
     net.eval()
     outputs = {}
     for name, head in (("policy", net.policy_head), ("value", net.value_head)):
-        head[1].register_forward_hook(lambda module, args, out, name=name: outputs.__setitem__(name, out))
+        activation = next(m for m in head if isinstance(m, (torch.nn.ReLU, torch.nn.LeakyReLU)))
+        activation.register_forward_hook(lambda module, args, out, name=name: outputs.__setitem__(name, out))
     with torch.no_grad():
         net(random_positions(game))
     return {name: (out > 0).float().mean(dim=(0, 2, 3)).numpy() for name, out in outputs.items()}

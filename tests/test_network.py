@@ -134,3 +134,17 @@ def test_a_head_channel_negative_everywhere_learns_only_when_leaky(slope, learns
     (log_policy[:, 0].sum() + value.sum()).backward()
     for head in (net.policy_head, net.value_head):
         assert bool(head[0].weight.grad.abs().sum() > 0) == learns
+
+
+def test_batch_norm_heads_revive_a_channel_negative_everywhere():
+    """With head_norm the same dead-by-construction head channel is recentred by its batch
+    norm in training, so it still passes a gradient through a plain ReLU."""
+    torch.manual_seed(0)
+    net = build_model("cnn", SPEC, channels=(8, 8, 8), head_norm=True)
+    for head in (net.policy_head, net.value_head):
+        torch.nn.init.constant_(head[0].weight, -1.0)  # negative on every input the body gives
+    x = torch.rand(16, SPEC.planes, SPEC.height, SPEC.width)
+    log_policy, value = net.train()(x)
+    (log_policy[:, 0].sum() + value.sum()).backward()
+    for head in (net.policy_head, net.value_head):
+        assert head[0].weight.grad.abs().sum() > 0

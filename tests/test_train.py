@@ -97,6 +97,7 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("eval.opening_plies=-1", "eval.opening_plies"),
     ("train.snapshot_games=0", "train.snapshot_games"),
     ("model.sizes.head_slope=abc", "model.sizes.head_slope"),
+    ("model.sizes.head_norm=maybe", "model.sizes.head_norm"),
     ("model.sizes.channels=abc", "model.sizes.channels"),
     ("model.sizes.channels=[8,0,8]", "model.sizes.channels"),
     ("model.sizes.value_hidden=2.5", "model.sizes.value_hidden"),
