@@ -48,7 +48,10 @@ class PolicyValueNet(nn.Module):
         # (head_norm, as AlphaZero's heads have) recentres each channel on every batch, so
         # about half its inputs stay positive.
         def squeeze(out_channels: int) -> list[nn.Module]:
-            conv = _conv_bn(previous, out_channels, 1) if head_norm else [nn.Conv2d(previous, out_channels, 1)]
+            if head_norm:
+                conv = _conv_bn(previous, out_channels, 1)
+            else:
+                conv = [nn.Conv2d(previous, out_channels, 1)]
             return [*conv, nn.LeakyReLU(head_slope) if head_slope else nn.ReLU()]
 
         self.policy_head = nn.Sequential(

@@ -137,7 +137,7 @@ def test_a_head_channel_negative_everywhere_learns_only_when_leaky(slope, learns
 
 
 def test_batch_norm_heads_revive_a_channel_negative_everywhere():
-    """With head_norm the same dead-by-construction head channel is recentred by its batch
+    """With head_norm a head conv that is negative on every input is recentred by its batch
     norm in training, so it still passes a gradient through a plain ReLU."""
     torch.manual_seed(0)
     net = build_model("cnn", SPEC, channels=(8, 8, 8), head_norm=True)
