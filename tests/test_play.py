@@ -13,6 +13,7 @@ from alphazero import checkpoint
 from alphazero.config import build_game
 from alphazero.network import build_model
 from alphazero.play import make_agent, play_match
+from alphazero.players import make_player
 from games import ONGOING, make_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,3 +153,15 @@ def test_agent_searches_with_the_discount_its_network_was_trained_with(tmp_path)
                                       (tmp_path / "discounted.pt", ["mcts.discount=0.8"], 0.8)]:
         cfg = compose_config("play", "game=connect4_classic", f"checkpoint={path}", *overrides)
         assert make_agent(game, cfg).search_config.discount == expected
+
+
+@pytest.mark.parametrize("game_name", ["connect6", "connect4", "connect4_classic", "othello"])
+def test_shipped_network_is_the_default_and_plays_a_legal_move(game_name):
+    # The shipped files carry their own network sizes (e.g. batch-norm heads): replacing one
+    # must keep it loadable by play, engine and evaluate without a checkpoint= argument.
+    cfg = compose_config("play", f"game={game_name}", "mcts.simulations=16", "device=cpu")
+    game = build_game(cfg)
+    player = make_player(game, cfg, "az")
+    state = game.new_state(np.random.default_rng(0))
+    action = int(player.best_actions(state[None])[0])
+    assert game.legal_mask(state)[action]
