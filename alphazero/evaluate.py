@@ -81,7 +81,10 @@ def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
                opening_plies: int = 0) -> MatchResult:
     """`games` games, all at once, `player` taking the first move in the even ones. Each pair
     of games starts from the same position (`match_openings`) with colours swapped. Counts
-    are from `player`'s view."""
+    are from `player`'s view. Both players are reset first, so a match gives the same result
+    whatever was played before it (a ladder row equals that level played alone)."""
+    player.reset()
+    opponent.reset()
     rng = np.random.default_rng(seed)
     states = match_openings(game, games, opening_plies, rng)
     player_first = np.arange(games) % 2 == 0

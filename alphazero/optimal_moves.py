@@ -63,7 +63,8 @@ def random_positions(game, solver: Connect4Solver, count: int, plies: tuple[int,
 
 def optimal_move_rate(player, states: list[np.ndarray], scores: list[np.ndarray]) -> dict:
     """The player's share of optimal and of outcome-keeping moves on these positions, and
-    its misses by kind (counts)."""
+    its misses by kind (counts), independent of what the player searched before."""
+    player.reset()
     actions = player.best_actions(np.stack(states))
     optimal = keeping = slower_wins = faster_losses = 0
     for action, move_scores in zip(actions, scores):

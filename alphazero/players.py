@@ -3,6 +3,8 @@
 A player picks one move for each of a batch of positions at once (so a match over many
 games calls it once per turn, not once per game): `best_actions(states) -> actions`, and
 `last_values` holds its value estimate of each position for the side to move, in [-1, 1].
+`reset()` forgets what earlier calls left behind (the random stream that breaks ties), so
+a match played after it depends only on the player's seed, not on the matches before it.
 """
 from __future__ import annotations
 
@@ -39,6 +41,9 @@ class AlphaZeroPlayer:
                                                   self.search_config, seed=self.seed)
         return self._searches[count]
 
+    def reset(self) -> None:
+        self._searches.clear()  # each search seeds its tie-breaking stream when built
+
     def best_actions(self, states: np.ndarray) -> np.ndarray:
         states = np.atleast_2d(states)
         search = self._search_for(len(states))
@@ -58,6 +63,9 @@ class PureMCTSPlayer:
         self.mcts = PureMCTS(game, playouts, seed=seed)
         self.playouts = playouts
         self.last_values = np.zeros(0, dtype=np.float32)
+
+    def reset(self) -> None:
+        self.mcts.reseed()
 
     def best_actions(self, states: np.ndarray) -> np.ndarray:
         visits, values = self.mcts.search(np.atleast_2d(states))

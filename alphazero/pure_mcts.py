@@ -169,8 +169,8 @@ class PureMCTS:
         self.iterations = int(iterations)
         self.exploration = float(exploration)
         self.kernels = specialize(game, _TEMPLATES)
-        self.rng_state = make_rng(seed)
-        self.choice_rng = np.random.default_rng(seed)
+        self.seed = seed
+        self.reseed()
         capacity = self.iterations + 1
         self.nodes = np.zeros((capacity, NODE_FIELDS), dtype=np.int32)
         # Every node can open one edge per legal action at most.
@@ -187,6 +187,11 @@ class PureMCTS:
         self.scale_by_visits = (self.exploration * np.sqrt(2.0 * np.log(np.maximum(visits, 1)))).astype(np.float32)
         self.state = np.zeros(game.state_size, dtype=game.state_dtype)
         self.mask = np.zeros(game.num_actions, dtype=np.bool_)
+
+    def reseed(self) -> None:
+        """Restart the rollout and tie-breaking streams from the seed."""
+        self.rng_state = make_rng(self.seed)
+        self.choice_rng = np.random.default_rng(self.seed)
 
     def search(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Visit counts [B, A] and root values [B] (mean reward in [0, 1] for the side to

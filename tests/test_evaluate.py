@@ -10,9 +10,9 @@ from omegaconf import OmegaConf
 
 from alphazero import checkpoint
 from alphazero.config import ConfigError
-from alphazero.evaluate import Gate, MatchResult, match_openings, play_match
+from alphazero.evaluate import Gate, MatchResult, ladder, match_openings, play_match
 from alphazero.network import build_model
-from alphazero.players import PureMCTSPlayer
+from alphazero.players import AlphaZeroPlayer, PureMCTSPlayer
 from games import make_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +26,9 @@ class FirstLegalPlayer:
     def __init__(self, game):
         self.game = game
 
+    def reset(self):
+        pass  # nothing to forget
+
     def best_actions(self, states):
         return np.array([self.game.legal_list(s)[0] for s in states])
 
@@ -37,6 +40,34 @@ def test_match_counts_from_the_players_view_with_colours_alternating():
     assert (result.wins, result.draws, result.losses) == (4, 0, 0)
     reverse = play_match(game, weak, strong, 4, seed=0)
     assert (reverse.wins, reverse.losses) == (0, 4)
+
+
+def uniform_network(planes, legal):
+    """Equal priors over the legal moves and a value of 0: every search is full of ties."""
+    priors = legal / legal.sum(axis=1, keepdims=True)
+    return priors.astype(np.float32), np.zeros(len(legal), dtype=np.float32)
+
+
+@pytest.mark.parametrize("make_player", [
+    lambda game: AlphaZeroPlayer(game, uniform_network, simulations=8, seed=5),
+    lambda game: PureMCTSPlayer(game, 3, seed=5),
+])
+def test_reset_restarts_a_players_random_choices_from_its_seed(make_player):
+    game = make_game("connect4", rows=6, cols=7)
+    player = make_player(game)
+    states = np.stack([game.new_state()] * 64)
+    first = player.best_actions(states)
+    assert not np.array_equal(player.best_actions(states), first)  # the stream moved on
+    player.reset()
+    np.testing.assert_array_equal(player.best_actions(states), first)
+
+
+def test_a_ladder_row_is_the_result_of_that_level_played_alone():
+    game = make_game("connect4", rows=6, cols=7)
+    player = AlphaZeroPlayer(game, uniform_network, simulations=8, seed=5)
+    alone = ladder(game, player, [30], games=16, seed=1)
+    after_another = ladder(game, player, [10, 30], games=16, seed=1)[1]
+    assert after_another == alone[0]
 
 
 def test_openings_are_shared_by_each_pair_and_differ_between_pairs():

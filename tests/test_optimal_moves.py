@@ -15,6 +15,9 @@ class ScoredPlayer:
         self.scores = {state.tobytes(): s for state, s in zip(*positions)}
         self.best = best
 
+    def reset(self):
+        pass  # nothing to forget
+
     def best_actions(self, states):
         picks = []
         for state in states:
