@@ -217,7 +217,7 @@ def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
             for name, who in players]
 
 
-def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
+def run(cfg: DictConfig, out_dir: Path) -> dict:
     validate(cfg)
     levels = check_ladder_options(cfg, levels_needed=not cfg.opponent)
     game = build_game(cfg)
@@ -234,20 +234,22 @@ def run(cfg: DictConfig, out_dir: Path) -> list[dict]:
         rows += solver_rows(game, player, levels, cfg)
     report = {"game": game.name, "game_params": game.params(),
               "checkpoint": str(cfg.checkpoint or "shipped default"),
-              "simulations": cfg.mcts.simulations, "opening_plies": cfg.eval.opening_plies,
-              "rows": rows}
+              "simulations": cfg.mcts.simulations, "precision": player.inference.precision,
+              "opening_plies": cfg.eval.opening_plies, "rows": rows}
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
-    return rows
+    return report
 
 
 @hydra.main(version_base=None, config_path="../conf", config_name="evaluate")
 def main(cfg: DictConfig) -> None:
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
-        rows = run(cfg, out_dir)
+        report = run(cfg, out_dir)
     except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
+    rows = report["rows"]
+    print(f"{report['simulations']} simulations per move, network in {report['precision']}")
     print(format_table([r for r in rows if "solver" not in r]))
     for r in rows:
         if "solver" in r:

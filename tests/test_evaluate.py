@@ -141,7 +141,7 @@ def test_ladder_command_writes_table_and_json(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "run" / "ladder.json").read_text())
-    assert report["opening_plies"] == 2
+    assert report["opening_plies"] == 2 and report["precision"] == "float32"
     ladder = [row for row in report["rows"] if "level" in row]
     solved = [row for row in report["rows"] if "solver" in row]
     assert [row["level"] for row in ladder] == [2, 50]
@@ -153,6 +153,7 @@ def test_ladder_command_writes_table_and_json(tmp_path):
         assert row["wins"] + row["draws"] + row["losses"] == row["games"] == 4
         assert row["ci95"][0] <= row["win_rate"] <= row["ci95"][1]
     assert "pure MCTS 50" in result.stdout and "win rate" in result.stdout
+    assert "8 simulations per move, network in float32" in result.stdout
 
 
 def test_optimal_move_measure_refuses_other_games(tmp_path):

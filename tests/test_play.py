@@ -9,7 +9,7 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
-from alphazero import checkpoint
+from alphazero import checkpoint, network
 from alphazero.config import build_game
 from alphazero.network import build_model
 from alphazero.play import make_agent, play_match
@@ -153,6 +153,17 @@ def test_agent_searches_with_the_discount_its_network_was_trained_with(tmp_path)
                                       (tmp_path / "discounted.pt", ["mcts.discount=0.8"], 0.8)]:
         cfg = compose_config("play", "game=connect4_classic", f"checkpoint={path}", *overrides)
         assert make_agent(game, cfg).search_config.discount == expected
+
+
+@pytest.mark.parametrize("command", ["evaluate", "curve", "play", "engine"])
+def test_measuring_and_playing_run_the_network_in_float32(tmp_path, monkeypatch, command):
+    """Whatever the CPU: `auto` picks bfloat16 where AVX512-BF16 exists (pretended here), and
+    that changed measured results, so a strength number would depend on the machine."""
+    monkeypatch.setattr(network, "default_precision", lambda device: "bfloat16")
+    cfg = compose_config(command, "game=connect4_classic", "device=cpu")
+    path = tiny_checkpoint(tmp_path / "latest.pt", build_game(cfg))
+    assert make_player(build_game(cfg), cfg, "az", path).inference.precision == "float32"
+    assert compose_config(command, "selfplay.precision=bfloat16").selfplay.precision == "bfloat16"
 
 
 @pytest.mark.parametrize("game_name", ["connect6", "connect4", "connect4_classic", "othello"])
