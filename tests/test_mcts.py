@@ -298,3 +298,57 @@ def test_choose_respects_temperature():
     picks = [search.choose(visits, 1.0)[0] for _ in range(400)]
     assert set(picks) == {1, 3}
     assert 0.15 < picks.count(1) / 400 < 0.35
+
+
+def test_solver_proves_4x4_endgames_with_their_solved_outcome():
+    """MCTS-Solver on 4x4 positions with 6 empty cells: with priors and values that say
+    nothing, the search alone must prove each root's exact outcome and play a move that keeps
+    it; plain PUCT proves nothing but finished games."""
+    game, start, value, score, _ = solve_connect4_4x4()
+    value(start)
+    states = [s for s in ongoing_positions(game, start) if game.encode(s)[:2].sum() == 10][::100]
+    assert len(states) > 100 and {value(s) for s in states} == {-1.0, 0.0, 1.0}
+    for solver in (True, False):
+        search = BatchedSearch(game, len(states), 2000, SearchConfig(solver=solver))
+        for b, state in enumerate(states):
+            search.set_root(b, state)
+        search.run(uniform_evaluator)
+        proofs, moves = search.root_proofs(), search.best_moves()
+        if not solver:
+            assert np.isnan(proofs).all()
+            continue
+        np.testing.assert_array_equal(np.sign(proofs), [value(s) for s in states])
+        for state, move in zip(states, moves):
+            child = state.copy()
+            game.play(child, int(move))
+            assert np.sign(one_ply_earlier(-score(child))) == value(state)
+
+
+@pytest.mark.parametrize("case", [WIN_IN_ONE[2], BLOCK_ONLY[1]], ids=lambda c: c[4])
+def test_solver_follows_a_connect6_pair(case):
+    """A pair keeps the side to move, so a proof must not flip sign between its two stones:
+    the win that needs both stones is proven a win, and every second stone but the block is
+    proven to lose to Black's reply."""
+    name, params, moves, answers, _ = case
+    game, state = position(name, params, moves)
+    search = BatchedSearch(game, 1, 20000, SearchConfig(solver=True))
+    search.set_root(0, state)
+    search.run(uniform_evaluator)
+    assert game.format_move(state, int(search.best_moves()[0])) in answers
+    if case is WIN_IN_ONE[2]:
+        assert search.root_proofs()[0] == 1.0
+    else:
+        keys = np.empty((1, game.num_actions))
+        search.kernels.solved_choice_keys(search.nodes, search.proof0, search.edge_action,
+                                          search.edge_child, search.trees, keys)
+        lost = np.flatnonzero((keys[0] > -np.inf) & (keys[0] < 0))
+        assert len(lost) == len(game.legal_list(state)) - 1  # all but the block
+
+
+def test_solver_proves_a_win_through_an_othello_pass():
+    game, state, wins = othello_pass_win()
+    search = BatchedSearch(game, 1, 1500, SearchConfig(solver=True))
+    search.set_root(0, state)
+    search.run(uniform_evaluator)
+    assert search.root_proofs()[0] > 0
+    assert int(search.best_moves()[0]) in wins
