@@ -286,9 +286,8 @@ def root_visits(nodes, edge_action, edge_child, trees, out):
 def solved_choice_keys(nodes, proof0, edge_action, edge_child, trees, out):
     """Per root action, a key whose maximum is the move to play with the solver: a proven
     win (the higher its discounted value, the quicker) above any visit count, then visit
-    counts (unproven or proven drawn children), then proven losses (the slower, the higher;
-    among equally slow ones the most visited: the search's best resistance against a
-    fallible opponent), and -inf for actions with no edge."""
+    counts (unproven or proven drawn children), then proven losses (the slower, the higher),
+    and -inf for actions with no edge."""
     out[:] = -np.inf
     for b in range(nodes.shape[0]):
         root = trees[b, ROOT]
@@ -307,7 +306,7 @@ def solved_choice_keys(nodes, proof0, edge_action, edge_child, trees, out):
                     if value > 0.0:
                         key = win_base + value
                     elif value < 0.0:
-                        key = value - 2.0 + 1e-6 * key / win_base
+                        key = value - 2.0
             out[b, edge_action[b, e]] = key
 
 
