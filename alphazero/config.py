@@ -37,8 +37,6 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
             raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
-    if not isinstance(cfg.mcts.solver, bool):
-        raise ConfigError(f"mcts.solver must be true or false, not {cfg.mcts.solver!r}.")
     q_share = cfg.selfplay.q_share
     if not (_is_number(q_share) and 0 <= q_share <= 1):
         raise ConfigError(f"selfplay.q_share must be a number from 0 to 1, not {q_share!r}.")
@@ -203,8 +201,7 @@ def search_config(cfg: DictConfig, network_discount: float = 1.0) -> SearchConfi
     return SearchConfig(c_puct=m.c_puct, fpu_reduction=m.fpu_reduction,
                         dirichlet_alpha=m.dirichlet_alpha, dirichlet_epsilon=m.dirichlet_epsilon,
                         leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
-                        discount=network_discount if m.discount is None else m.discount,
-                        solver=m.solver)
+                        discount=network_discount if m.discount is None else m.discount)
 
 
 def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:

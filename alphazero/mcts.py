@@ -4,10 +4,8 @@ Layout (in the spirit of mctx, but with compact edge blocks so a 361-action boar
 cost B * nodes * 361 cells): per tree, an arena of nodes and an arena of edges.
 
     nodes[b, n, field]   int32: VISITS, PARENT, EDGE_START, NUM_EDGES, TO_PLAY, STATUS,
-                         PENDING (waiting for the network), IN_EDGE (edge that leads to n),
-                         PROVEN (n's game-theoretic value is known: it is in proof0)
+                         PENDING (waiting for the network), IN_EDGE (edge that leads to n)
     value0[b, n]         float64: sum of backed-up values from the FIRST player's view
-    proof0[b, n]         float64: n's proven value from the first player's view (discounted)
     edge_action[b, e], edge_prior[b, e], edge_child[b, e] (-1 until visited)
     trees[b, field]      int32: ROOT, NODES_USED, EDGES_USED, SIMS (completed this search)
 
@@ -19,13 +17,6 @@ One search step (Python calls it once per step, never per node): `select_leaves`
 active tree to a leaf (several per tree with virtual loss if asked), backs up terminal leaves
 at once and encodes the others into one batch; the caller evaluates the batch; then
 `expand_and_backup` creates the leaves' edges from the priors and backs up the values.
-
-With `solver` on (MCTS-Solver, Winands et al. 2008) proven values climb the tree: a node
-is proven when one child is a proven win for its side to move, or when every child is
-proven; the search then treats it as a finished game, never walks into a child proven lost
-for the side choosing, and plays a proven win (the quickest found, under a discount) or
-else avoids proven losses. Terminal nodes are always proven; with `solver` off nothing
-else is, and the search is plain PUCT.
 """
 from __future__ import annotations
 
@@ -37,8 +28,8 @@ from games.arrays import copy_into
 from games.specialize import specialize
 
 # nodes[b, n, :] fields
-VISITS, PARENT, EDGE_START, NUM_EDGES, TO_PLAY, STATUS, PENDING, IN_EDGE, PROVEN = range(9)
-NODE_FIELDS = 9
+VISITS, PARENT, EDGE_START, NUM_EDGES, TO_PLAY, STATUS, PENDING, IN_EDGE = range(8)
+NODE_FIELDS = 8
 # trees[b, :] fields
 ROOT, NODES_USED, EDGES_USED, SIMS = range(4)
 TREE_FIELDS = 4
@@ -56,7 +47,6 @@ class SearchConfig:
     arena_factor: float = 2.0  # arena holds this many searches' worth of nodes (tree reuse)
     discount: float = 1.0  # a value shrinks by this factor per ply it is backed up: <1 prefers
                            # the quicker of two wins and the slower of two losses
-    solver: bool = False  # MCTS-Solver: propagate proven wins and losses (module docstring)
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode` are
@@ -85,11 +75,8 @@ def reset_tree(nodes, value0, trees, b, root_to_play, root_status):
     trees[b, SIMS] = 0
 
 
-def select_child(nodes, value0, proof0, edge_prior, edge_child, b, n, c_puct, fpu_reduction,
-                 solver):
-    """The edge of node n with the highest PUCT score, from the view of the side to move;
-    with `solver`, a proven child scores its exact value and a proven loss is never chosen
-    (n itself would be proven if every child were)."""
+def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduction):
+    """The edge of node n with the highest PUCT score, from the view of the side to move."""
     sign = 1.0 if nodes[b, n, TO_PLAY] == 0 else -1.0
     visits = nodes[b, n, VISITS]
     parent_q = sign * value0[b, n] / visits if visits > 0 else 0.0
@@ -103,11 +90,6 @@ def select_child(nodes, value0, proof0, edge_prior, edge_child, b, n, c_puct, fp
         if child < 0:
             q = fpu
             child_visits = 0
-        elif solver and nodes[b, child, PROVEN] == 1:
-            q = sign * proof0[b, child]
-            if q < 0.0:
-                continue
-            child_visits = nodes[b, child, VISITS]
         else:
             child_visits = nodes[b, child, VISITS]
             q = sign * value0[b, child] / child_visits if child_visits > 0 else fpu
@@ -147,37 +129,8 @@ def apply_virtual_loss(nodes, value0, b, leaf):
         n = parent
 
 
-def try_prove(nodes, proof0, edge_child, b, n, discount):
-    """Prove expanded node n if one child is a proven win for its side to move, or if every
-    child is proven: its value is then the best proven child's, one ply further off."""
-    start = nodes[b, n, EDGE_START]
-    if start < 0:
-        return False
-    sign = 1.0 if nodes[b, n, TO_PLAY] == 0 else -1.0
-    best = -np.inf
-    every_child_proven = True
-    for e in range(start, start + nodes[b, n, NUM_EDGES]):
-        child = edge_child[b, e]
-        if child < 0 or nodes[b, child, PROVEN] == 0:
-            every_child_proven = False
-        elif sign * proof0[b, child] > best:
-            best = sign * proof0[b, child]
-    if best > 0.0 or (every_child_proven and best > -np.inf):
-        nodes[b, n, PROVEN] = 1
-        proof0[b, n] = sign * best * discount
-        return True
-    return False
-
-
-def propagate_proof(nodes, proof0, edge_child, b, proven, discount):
-    """After node `proven` is proven, prove its ancestors while they follow from it."""
-    n = nodes[b, proven, PARENT]
-    while n >= 0 and nodes[b, n, PROVEN] == 0 and try_prove(nodes, proof0, edge_child, b, n, discount):
-        n = nodes[b, n, PARENT]
-
-
-def select_leaves(nodes, value0, proof0, edge_action, edge_prior, edge_child, trees, root_states,
-                  active, target_sims, leaves_per_tree, c_puct, fpu_reduction, discount, solver,
+def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, root_states,
+                  active, target_sims, leaves_per_tree, c_puct, fpu_reduction, discount,
                   out_planes, out_masks, leaf_tree, leaf_node):
     """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
     `leaves_per_tree` leaves. Terminal leaves are backed up here; the others are encoded into
@@ -191,21 +144,17 @@ def select_leaves(nodes, value0, proof0, edge_action, edge_prior, edge_child, tr
             if trees[b, SIMS] + pending >= target_sims[b]:
                 break
             copy_into(state, root_states[b])
-            root = trees[b, ROOT]
-            n = root
+            n = trees[b, ROOT]
             collided = False
             while True:
                 if nodes[b, n, STATUS] != 0:
                     break  # a finished game: its value is known
-                if solver and nodes[b, n, PROVEN] == 1 and n != root:
-                    break  # proven: as good as finished
                 if nodes[b, n, PENDING] == 1:
                     collided = True  # already waiting for the network in this step
                     break
                 if nodes[b, n, EDGE_START] < 0:
                     break  # an unexpanded leaf
-                e = select_child(nodes, value0, proof0, edge_prior, edge_child, b, n, c_puct,
-                                 fpu_reduction, solver)
+                e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduction)
                 play(state, edge_action[b, e])  # noqa: F821
                 child = edge_child[b, e]
                 if child < 0:
@@ -219,16 +168,11 @@ def select_leaves(nodes, value0, proof0, edge_action, edge_prior, edge_child, tr
                     nodes[b, child, TO_PLAY] = to_move(state)  # noqa: F821
                     nodes[b, child, STATUS] = status(state)  # noqa: F821
                     value0[b, child] = 0.0
-                    if nodes[b, child, STATUS] != 0:
-                        nodes[b, child, PROVEN] = 1
-                        proof0[b, child] = value_for_first(nodes[b, child, STATUS])
                 n = child
             if collided:
                 break
-            if nodes[b, n, PROVEN] == 1:  # the walk stops at a proven node only if finished or solver
-                backup(nodes, value0, b, n, proof0[b, n], False, discount)
-                if solver:
-                    propagate_proof(nodes, proof0, edge_child, b, n, discount)
+            if nodes[b, n, STATUS] != 0:
+                backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), False, discount)
                 trees[b, SIMS] += 1
                 continue
             nodes[b, n, PENDING] = 1
@@ -281,33 +225,6 @@ def root_visits(nodes, edge_action, edge_child, trees, out):
             child = edge_child[b, e]
             if child >= 0:
                 out[b, edge_action[b, e]] = nodes[b, child, VISITS]
-
-
-def solved_choice_keys(nodes, proof0, edge_action, edge_child, trees, out):
-    """Per root action, a key whose maximum is the move to play with the solver: a proven
-    win (the higher its discounted value, the quicker) above any visit count, then visit
-    counts (unproven or proven drawn children), then proven losses (the slower, the higher),
-    and -inf for actions with no edge."""
-    out[:] = -np.inf
-    for b in range(nodes.shape[0]):
-        root = trees[b, ROOT]
-        start = nodes[b, root, EDGE_START]
-        if start < 0:
-            continue
-        sign = 1.0 if nodes[b, root, TO_PLAY] == 0 else -1.0
-        win_base = nodes[b, root, VISITS] + 2.0
-        for e in range(start, start + nodes[b, root, NUM_EDGES]):
-            child = edge_child[b, e]
-            key = 0.0
-            if child >= 0:
-                key = nodes[b, child, VISITS]
-                if nodes[b, child, PROVEN] == 1:
-                    value = sign * proof0[b, child]
-                    if value > 0.0:
-                        key = win_base + value
-                    elif value < 0.0:
-                        key = value - 2.0
-            out[b, edge_action[b, e]] = key
 
 
 def mix_root_noise(nodes, edge_action, edge_prior, trees, active, noise, epsilon):
@@ -363,9 +280,9 @@ def make_room(nodes, value0, edge_action, trees, root_states, active, spare_node
             reset_tree(nodes, value0, trees, b, to_move(root_states[b]), status(root_states[b]))  # noqa: F821
 
 
-_TEMPLATES = [value_for_first, reset_tree, select_child, backup, apply_virtual_loss, try_prove,
-              propagate_proof, select_leaves, expand_and_backup, root_visits, solved_choice_keys,
-              mix_root_noise, advance_root, reset_trees, make_room]
+_TEMPLATES = [value_for_first, reset_tree, select_child, backup, apply_virtual_loss,
+              select_leaves, expand_and_backup, root_visits, mix_root_noise, advance_root,
+              reset_trees, make_room]
 
 
 class BatchedSearch:
@@ -390,7 +307,6 @@ class BatchedSearch:
         B = num_trees
         self.nodes = np.zeros((B, node_capacity, NODE_FIELDS), dtype=np.int32)
         self.value0 = np.zeros((B, node_capacity), dtype=np.float64)
-        self.proof0 = np.zeros((B, node_capacity), dtype=np.float64)
         self.edge_action = np.zeros((B, edge_capacity), dtype=np.int32)
         self.edge_prior = np.zeros((B, edge_capacity), dtype=np.float32)
         self.edge_child = np.full((B, edge_capacity), -1, dtype=np.int32)
@@ -434,11 +350,11 @@ class BatchedSearch:
             if noise_pending and self._roots_expanded():
                 self._mix_noise(noisy)
                 noise_pending = False
-            count = k.select_leaves(self.nodes, self.value0, self.proof0, self.edge_action,
-                                    self.edge_prior, self.edge_child, self.trees, self.root_states,
-                                    self.active, targets, cfg.leaves_per_tree, cfg.c_puct,
-                                    cfg.fpu_reduction, cfg.discount, cfg.solver, self.planes,
-                                    self.masks, self.leaf_tree, self.leaf_node)
+            count = k.select_leaves(self.nodes, self.value0, self.edge_action, self.edge_prior,
+                                    self.edge_child, self.trees, self.root_states, self.active,
+                                    targets, cfg.leaves_per_tree, cfg.c_puct,
+                                    cfg.fpu_reduction, cfg.discount, self.planes, self.masks,
+                                    self.leaf_tree, self.leaf_node)
             if count == 0:
                 if not np.any(self.active & (self.trees[:, SIMS] < targets)):
                     return evaluated
@@ -500,29 +416,6 @@ class BatchedSearch:
                 weights = counts.astype(np.float64) ** (1.0 / tau)
                 actions[b] = self.rng.choice(len(counts), p=weights / weights.sum())
         return actions
-
-    def best_moves(self) -> np.ndarray:
-        """The move to play in each tree without exploration: the most visited (ties broken at
-        random); with the solver, a proven win first and a proven loss last (module docstring).
-        -1 where a tree has no search."""
-        if not self.config.solver:
-            return self.choose(self.visit_counts(), 0.0)
-        keys = np.empty((self.num_trees, self.game.num_actions), dtype=np.float64)
-        self.kernels.solved_choice_keys(self.nodes, self.proof0, self.edge_action, self.edge_child,
-                                        self.trees, keys)
-        actions = np.full(self.num_trees, -1, dtype=np.int64)
-        for b, row in enumerate(keys):
-            if row.max() > -np.inf:
-                best = np.flatnonzero(row == row.max())
-                actions[b] = best[self.rng.integers(len(best))]
-        return actions
-
-    def root_proofs(self) -> np.ndarray:
-        """[B] each root's proven value from its side to move's view; NaN where unproven."""
-        idx = np.arange(self.num_trees)
-        roots = self.trees[:, ROOT]
-        sign = np.where(self.nodes[idx, roots, TO_PLAY] == 0, 1.0, -1.0)
-        return np.where(self.nodes[idx, roots, PROVEN] == 1, sign * self.proof0[idx, roots], np.nan)
 
     def advance(self, b: int, action: int) -> None:
         """Play `action` in tree b, reusing the subtree below it when the arena has room."""

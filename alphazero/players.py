@@ -51,7 +51,7 @@ class AlphaZeroPlayer:
             search.set_root(b, state)
         search.run(self.inference)
         self.last_values = search.root_values()
-        actions = search.best_moves()
+        actions = search.choose(search.visit_counts(), 0.0)
         actions[~search.active] = -1
         return actions
 
