@@ -20,7 +20,8 @@ class ConfigError(ValueError):
 
 # (config key, lowest allowed value) for every number that must be positive or non-negative
 _BOUNDS = [("mcts.simulations", 1), ("mcts.c_puct", 0), ("mcts.fpu_reduction", 0),
-           ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1), ("mcts.arena_factor", 1),
+           ("mcts.forced_k", 0), ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1),
+           ("mcts.arena_factor", 1),
            ("selfplay.games_in_parallel", 1), ("selfplay.temperature_moves", 0),
            ("selfplay.fast_simulations", 1),
            ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),
@@ -201,6 +202,7 @@ def search_config(cfg: DictConfig, network_discount: float = 1.0) -> SearchConfi
     return SearchConfig(c_puct=m.c_puct, fpu_reduction=m.fpu_reduction,
                         dirichlet_alpha=m.dirichlet_alpha, dirichlet_epsilon=m.dirichlet_epsilon,
                         leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
+                        forced_k=m.forced_k,
                         discount=network_discount if m.discount is None else m.discount)
 
 

@@ -47,6 +47,8 @@ class SearchConfig:
     arena_factor: float = 2.0  # arena holds this many searches' worth of nodes (tree reuse)
     discount: float = 1.0  # a value shrinks by this factor per ply it is backed up: <1 prefers
                            # the quicker of two wins and the slower of two losses
+    forced_k: float = 0.0  # KataGo's forced playouts at noisy roots: a child with prior P gets
+                           # at least sqrt(forced_k * P * N) of the root's N visits; 0 = off
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode` are
@@ -75,8 +77,11 @@ def reset_tree(nodes, value0, trees, b, root_to_play, root_status):
     trees[b, SIMS] = 0
 
 
-def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduction):
-    """The edge of node n with the highest PUCT score, from the view of the side to move."""
+def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduction, forced_k):
+    """The edge of node n with the highest PUCT score, from the view of the side to move.
+    With forced_k > 0 (a noisy root), a child short of its forced playouts
+    sqrt(forced_k * P * N) goes first: noise gives every move some prior, so every move gets
+    a few visits, exploration that the pruned policy target does not have to pay for."""
     sign = 1.0 if nodes[b, n, TO_PLAY] == 0 else -1.0
     visits = nodes[b, n, VISITS]
     parent_q = sign * value0[b, n] / visits if visits > 0 else 0.0
@@ -85,6 +90,8 @@ def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduct
     start = nodes[b, n, EDGE_START]
     best_edge = start
     best_score = -np.inf
+    forced_edge = -1
+    forced_score = -np.inf
     for e in range(start, start + nodes[b, n, NUM_EDGES]):
         child = edge_child[b, e]
         if child < 0:
@@ -97,7 +104,11 @@ def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduct
         if score > best_score:
             best_score = score
             best_edge = e
-    return best_edge
+        if (forced_k > 0.0 and score > forced_score
+                and child_visits < np.sqrt(forced_k * edge_prior[b, e] * visits)):
+            forced_score = score
+            forced_edge = e
+    return forced_edge if forced_edge >= 0 else best_edge
 
 
 def backup(nodes, value0, b, leaf, v0, undo_virtual, discount):
@@ -131,10 +142,11 @@ def apply_virtual_loss(nodes, value0, b, leaf):
 
 def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, root_states,
                   active, target_sims, leaves_per_tree, c_puct, fpu_reduction, discount,
-                  out_planes, out_masks, leaf_tree, leaf_node):
+                  forced, forced_k, out_planes, out_masks, leaf_tree, leaf_node):
     """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
-    `leaves_per_tree` leaves. Terminal leaves are backed up here; the others are encoded into
-    out_planes/out_masks. Returns the number of leaves to evaluate."""
+    `leaves_per_tree` leaves (with forced playouts at the roots where `forced[b]`). Terminal
+    leaves are backed up here; the others are encoded into out_planes/out_masks. Returns the
+    number of leaves to evaluate."""
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
     for b in range(nodes.shape[0]):
@@ -154,7 +166,9 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
                     break
                 if nodes[b, n, EDGE_START] < 0:
                     break  # an unexpanded leaf
-                e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduction)
+                root_k = forced_k if forced[b] and n == trees[b, ROOT] else 0.0
+                e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct,
+                                 fpu_reduction, root_k)
                 play(state, edge_action[b, e])  # noqa: F821
                 child = edge_child[b, e]
                 if child < 0:
@@ -227,6 +241,47 @@ def root_visits(nodes, edge_action, edge_child, trees, out):
                 out[b, edge_action[b, e]] = nodes[b, child, VISITS]
 
 
+def pruned_root_visits(nodes, value0, edge_action, edge_prior, edge_child, trees, which,
+                       c_puct, forced_k, out):
+    """KataGo's policy target pruning, for the roots in `which` (searched with forced
+    playouts): each child but the most visited loses up to its forced playouts, as many as
+    keep its PUCT score below the best child's, and a child left with one visit is dropped.
+    What remains are the visits the search gave on merit. Other roots: plain visit counts."""
+    root_visits(nodes, edge_action, edge_child, trees, out)
+    for b in range(nodes.shape[0]):
+        root = trees[b, ROOT]
+        start = nodes[b, root, EDGE_START]
+        if not which[b] or start < 0:
+            continue
+        sign = 1.0 if nodes[b, root, TO_PLAY] == 0 else -1.0
+        visits = max(nodes[b, root, VISITS], 1)
+        explore = c_puct * np.sqrt(visits)
+        end = start + nodes[b, root, NUM_EDGES]
+        best = -1
+        for e in range(start, end):
+            if edge_child[b, e] >= 0 and (best < 0 or nodes[b, edge_child[b, e], VISITS]
+                                          > nodes[b, edge_child[b, best], VISITS]):
+                best = e
+        if best < 0:
+            continue
+        best_child = edge_child[b, best]
+        best_visits = nodes[b, best_child, VISITS]
+        best_score = (sign * value0[b, best_child] / best_visits
+                      + explore * edge_prior[b, best] / (1.0 + best_visits))
+        for e in range(start, end):
+            child = edge_child[b, e]
+            if e == best or child < 0 or nodes[b, child, VISITS] == 0:
+                continue
+            child_visits = nodes[b, child, VISITS]
+            q = sign * value0[b, child] / child_visits
+            allowance = np.sqrt(forced_k * edge_prior[b, e] * visits)
+            kept = child_visits
+            while (kept > 0 and child_visits - (kept - 1) <= allowance
+                   and q + explore * edge_prior[b, e] / kept < best_score):
+                kept -= 1
+            out[b, edge_action[b, e]] = kept if kept > 1 else 0
+
+
 def mix_root_noise(nodes, edge_action, edge_prior, trees, active, noise, epsilon):
     """Mix Dirichlet noise into each active root's priors; noise[b, a] are Gamma(alpha)
     draws, normalised here over the root's legal actions (a Dirichlet on that set)."""
@@ -281,8 +336,8 @@ def make_room(nodes, value0, edge_action, trees, root_states, active, spare_node
 
 
 _TEMPLATES = [value_for_first, reset_tree, select_child, backup, apply_virtual_loss,
-              select_leaves, expand_and_backup, root_visits, mix_root_noise, advance_root,
-              reset_trees, make_room]
+              select_leaves, expand_and_backup, root_visits, pruned_root_visits, mix_root_noise,
+              advance_root, reset_trees, make_room]
 
 
 class BatchedSearch:
@@ -353,7 +408,8 @@ class BatchedSearch:
             count = k.select_leaves(self.nodes, self.value0, self.edge_action, self.edge_prior,
                                     self.edge_child, self.trees, self.root_states, self.active,
                                     targets, cfg.leaves_per_tree, cfg.c_puct,
-                                    cfg.fpu_reduction, cfg.discount, self.planes, self.masks,
+                                    cfg.fpu_reduction, cfg.discount, noisy, cfg.forced_k,
+                                    self.planes, self.masks,
                                     self.leaf_tree, self.leaf_node)
             if count == 0:
                 if not np.any(self.active & (self.trees[:, SIMS] < targets)):
@@ -391,6 +447,15 @@ class BatchedSearch:
         """[B, A] visit counts of each root's children (zeros for inactive trees)."""
         self.kernels.root_visits(self.nodes, self.edge_action, self.edge_child, self.trees,
                                  self.visit_buffer)
+        return self.visit_buffer.copy()
+
+    def policy_targets(self, forced: np.ndarray) -> np.ndarray:
+        """[B, A] visit counts to learn from: pruned of forced playouts where `forced` says
+        (the roots searched with noise) when forced playouts are on, plain elsewhere."""
+        which = np.asarray(forced, dtype=np.bool_) & (self.config.forced_k > 0)
+        self.kernels.pruned_root_visits(self.nodes, self.value0, self.edge_action, self.edge_prior,
+                                        self.edge_child, self.trees, which, self.config.c_puct,
+                                        self.config.forced_k, self.visit_buffer)
         return self.visit_buffer.copy()
 
     def root_values(self) -> np.ndarray:

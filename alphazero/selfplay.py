@@ -9,6 +9,9 @@ the training loop may mix it into the value target (`value_targets`): z is one n
 outcome, q the search's estimate of the same position, so the mix has less variance (the
 averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four).
 
+With `SearchConfig.forced_k` above 0, noisy roots get KataGo's forced playouts, and both the
+recorded pi and the move played come from the visits left after policy target pruning.
+
 Playout cap randomisation (KataGo, Wu 2019): with `full_search_share` below 1, each move is a
 full search (`simulations`, root noise, recorded) with that probability, else a fast one
 (`fast_simulations`, no noise, not recorded). Games get cheaper, so more of them - and more
@@ -105,9 +108,10 @@ class SelfPlayWorker:
         # With the cap off, draw nothing: the worker's random stream stays what it was before.
         full = (self.rng.random(search.num_trees) < cfg.full_search_share
                 if cfg.full_search_share < 1.0 else np.ones(search.num_trees, dtype=np.bool_))
-        search.run(self.evaluator, add_noise=cfg.noise & full,
+        noisy = cfg.noise & full
+        search.run(self.evaluator, add_noise=noisy,
                    simulations=np.where(full, cfg.simulations, cfg.fast_simulations))
-        visits = search.visit_counts()
+        visits = search.policy_targets(noisy)  # forced playouts pruned, when they are on
         root_values = search.root_values()
         plies = np.array([game.kernels["ply"](s) for s in self.states])
         temperature = np.where(plies < cfg.temperature_moves, 1.0, 0.0)

@@ -298,3 +298,50 @@ def test_choose_respects_temperature():
     picks = [search.choose(visits, 1.0)[0] for _ in range(400)]
     assert set(picks) == {1, 3}
     assert 0.15 < picks.count(1) / 400 < 0.35
+
+
+
+def root_search(forced_k, simulations=400):
+    """Two Connect-4 roots searched with the hashed network, the first with root noise."""
+    game = make_game("connect4", rows=6, cols=7)
+    search = BatchedSearch(game, 2, simulations, SearchConfig(forced_k=forced_k), seed=5)
+    for b in range(2):
+        search.set_root(b, game.new_state())
+    noisy = np.array([True, False])
+    search.run(hashed_evaluator, add_noise=noisy)
+    return search, noisy
+
+
+def forced_floor(search, simulations=400, forced_k=2.0):
+    """sqrt(k * P * N) per column, P the noisy root's priors (its edges are columns 0-6)."""
+    return np.floor(np.sqrt(forced_k * search.edge_prior[0, :7] * simulations))
+
+
+def test_forced_playouts_visit_every_noisy_root_child():
+    """Each child of a noisy root gets about sqrt(k * P * N) visits; unforced, the same
+    search leaves the moves the network dislikes far below that. Roots without noise are
+    not forced."""
+    forced, _ = root_search(2.0)
+    plain, _ = root_search(0.0)
+    floor = forced_floor(forced)
+    assert np.all(forced.visit_counts()[0] >= floor - 1)
+    assert np.any(plain.visit_counts()[0] < floor - 1)
+    np.testing.assert_array_equal(forced.visit_counts()[1], plain.visit_counts()[1])
+
+
+def test_policy_target_pruning_takes_back_the_forced_visits():
+    """Pruned targets keep the best move's visits, never add any, and take back the forced
+    visits of moves that did not earn them: where the unforced search visited a move less
+    than its forced floor, the pruned target is back near that count. Roots searched
+    without forced playouts keep their counts."""
+    forced, noisy = root_search(2.0)
+    plain, _ = root_search(0.0)
+    raw, pruned = forced.visit_counts(), forced.policy_targets(noisy)
+    best = raw[0].argmax()
+    assert pruned[0, best] == raw[0, best]
+    assert np.all(pruned <= raw)
+    starved = plain.visit_counts()[0] < forced_floor(forced) - 1
+    assert np.all(raw[0, starved] > plain.visit_counts()[0, starved] + 2)
+    assert np.all(pruned[0, starved] <= plain.visit_counts()[0, starved] + 1)
+    np.testing.assert_array_equal(pruned[1], raw[1])
+    np.testing.assert_array_equal(plain.policy_targets(noisy), plain.visit_counts())

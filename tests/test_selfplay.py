@@ -9,6 +9,7 @@ from alphazero.mcts import SearchConfig
 from alphazero.replay import ReplayBuffer
 from alphazero.selfplay import SelfPlayConfig, SelfPlayWorker, outcome_for, value_targets
 from games import DRAW, FIRST_WON, SECOND_WON, make_game
+from tests.test_mcts import hashed_evaluator
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,6 +73,30 @@ def test_playout_cap_randomisation_records_only_full_searches():
                 index += 1
             game.play(state, int(move))
         assert index == record.length and game.status(state) == record.result
+
+
+def test_forced_playouts_record_the_pruned_targets():
+    """With forced playouts on, each recorded pi is the search's pruned policy target (noisy
+    roots), not its raw visit counts, and the move played is one the pruned target keeps."""
+    game = make_game("connect4", rows=6, cols=7)
+    worker = SelfPlayWorker(game, hashed_evaluator,
+                            SelfPlayConfig(simulations=200, games_in_parallel=4),
+                            SearchConfig(forced_k=2.0), seed=5)
+    seen = []  # (raw visits, pruned targets) of each search
+    pruned_targets = worker.search.policy_targets
+
+    def recording_targets(forced):
+        seen.append((worker.search.visit_counts(), pruned_targets(forced)))
+        return seen[-1][1]
+
+    worker.search.policy_targets = recording_targets
+    for _ in range(3):
+        worker.play_move()
+        raw, pruned = seen[-1]
+        assert not np.array_equal(raw, pruned)
+        for b, history in enumerate(worker.histories):
+            np.testing.assert_allclose(history.pis[-1], pruned[b] / pruned[b].sum())
+            assert pruned[b, history.moves[-1]] > 0
 
 
 def test_discounted_targets_shrink_with_the_plies_left():

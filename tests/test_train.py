@@ -90,6 +90,7 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     ("selfplay.workers=-1", "selfplay.workers"),
     ("selfplay.full_search_share=1.5", "selfplay.full_search_share"),
     ("mcts.discount=0", "mcts.discount"),
+    ("mcts.forced_k=-1", "mcts.forced_k"),
     ("selfplay.q_share=2", "selfplay.q_share"),
     ("selfplay.q_share_from_games=-1", "selfplay.q_share_from_games"),
     ("train.lr_schedule=[[100,0.001],[50,0.0001]]", "train.lr_schedule"),
