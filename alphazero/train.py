@@ -90,12 +90,25 @@ class TrainingRun:
                                    self.checkpoint_dir / "snapshots" / f"games_{games:07d}.pt")
 
     def resume(self, target) -> None:
+        """Continue a run from latest.pt, or from a network alone (best.pt, a snapshot, a
+        shipped network): its weights and counters, with a fresh optimizer and an empty buffer."""
         path = self.checkpoint_dir / "latest.pt" if target is True else Path(str(target))
         state = checkpoint.load(path)
         checkpoint.check_game(state, self.game.name, self.game_params, path)
-        self.model.load_state_dict(state["model"])
-        self.trainer.load_state_dict(state["optimizer"])
+        try:
+            self.model.load_state_dict(state["model"])
+        except RuntimeError:
+            raise checkpoint.CheckpointError(
+                f"checkpoint {path} holds a {state.get('model_kind')} network of sizes "
+                f"{state.get('model_sizes')}, not the configured {self.cfg.model.kind} "
+                f"{OmegaConf.to_container(self.cfg.model.sizes)}.") from None
         self.counters.update(state["counters"])
+        if "optimizer" not in state:
+            tqdm.write(f"continuing the network in {path} from {self.counters['games']} games: "
+                       "it holds no training state, so the optimizer starts afresh and the "
+                       "replay buffer empty")
+            return
+        self.trainer.load_state_dict(state["optimizer"])
         self.rng.bit_generator.state = state["rng"]["numpy"]
         torch.set_rng_state(state["rng"]["torch"])
         replay_path = path.parent / "replay.pt"

@@ -83,6 +83,28 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     assert "Traceback" not in other.stderr
 
 
+def test_a_network_alone_continues_with_fresh_training_state(tmp_path):
+    """A network without training state (best.pt, a snapshot, a shipped network) goes on from
+    its weights and game count; one of another shape is refused in a sentence."""
+    assert train(tmp_path, "train.max_games=16", "train.snapshot_games=8").returncode == 0
+    snapshot = sorted((tmp_path / "checkpoints" / "connect4_classic" / "snapshots").glob("*.pt"))[-1]
+    start = torch.load(snapshot, weights_only=True)["counters"]
+    assert "optimizer" not in torch.load(snapshot, weights_only=True)
+
+    more = train(tmp_path, f"train.resume={snapshot}", "run_name=more", "train.max_games=32")
+    assert more.returncode == 0, more.stderr
+    assert f"from {start['games']} games" in more.stderr + more.stdout
+    after = torch.load(tmp_path / "checkpoints" / "more" / "latest.pt", weights_only=True)
+    assert after["counters"]["games"] >= 32 and after["counters"]["steps"] > start["steps"]
+    assert "optimizer" in after
+
+    other = train(tmp_path, f"train.resume={snapshot}", "run_name=other",
+                  "model.sizes.channels=[8,8,16]", "train.max_games=40")
+    assert other.returncode != 0
+    assert "not the configured" in other.stderr and "Traceback" not in other.stderr
+    assert not (tmp_path / "checkpoints" / "other" / "latest.pt").exists()
+
+
 @pytest.mark.parametrize("override,words", [
     ("mcts.simulations=-5", "mcts.simulations"),
     ("game=chess", "game"),
