@@ -257,15 +257,14 @@ def pruned_root_visits(nodes, value0, edge_action, edge_prior, edge_child, trees
         visits = max(nodes[b, root, VISITS], 1)
         explore = c_puct * np.sqrt(visits)
         end = start + nodes[b, root, NUM_EDGES]
-        best = -1
+        best, best_visits = -1, 0
         for e in range(start, end):
-            if edge_child[b, e] >= 0 and (best < 0 or nodes[b, edge_child[b, e], VISITS]
-                                          > nodes[b, edge_child[b, best], VISITS]):
-                best = e
+            child = edge_child[b, e]
+            if child >= 0 and nodes[b, child, VISITS] > best_visits:
+                best, best_visits = e, nodes[b, child, VISITS]
         if best < 0:
-            continue
+            continue  # no child visited: nothing to prune
         best_child = edge_child[b, best]
-        best_visits = nodes[b, best_child, VISITS]
         best_score = (sign * value0[b, best_child] / best_visits
                       + explore * edge_prior[b, best] / (1.0 + best_visits))
         for e in range(start, end):
