@@ -98,7 +98,7 @@ def test_inference_load_state_dict_updates_weights():
 
 def test_precision_choices():
     model = ResNet(SPEC.planes, SPEC.height, SPEC.width, SPEC.num_actions, blocks=1, channels=8)
-    assert default_precision(torch.device("cuda")) == "float16"
+    assert default_precision(torch.device("cuda")) == "float32"
     assert Inference(model, torch.device("cpu"), "auto").precision in ("bfloat16", "float32")
     with pytest.raises(ValueError, match="float16 inference needs a CUDA device"):
         Inference(model, torch.device("cpu"), "float16")
