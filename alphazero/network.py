@@ -132,9 +132,9 @@ def select_device(name: str) -> torch.device:
 
 
 def default_precision(device: torch.device) -> str:
-    """float32 on CUDA: these nets are small enough that kernel launches, not arithmetic,
-    bound them there, and autocast's extra casts made float16 and bfloat16 about half as
-    fast (H200, batch 256: 389k positions/s in float32, 197k in float16). bfloat16 on a
+    """float32 on CUDA: there float16 and bfloat16 ran these small nets about half as fast
+    (H200, batch 256: 389k positions/s in float32, 197k in float16; most likely autocast's
+    per-call casts add kernel launches to a launch-bound net). bfloat16 on a
     CPU with native AVX512-BF16 (there it ran these nets 2.5-3x faster than float32 at
     batch 64-256, a little slower at batch 1), else float32 (emulated bfloat16 is slower)."""
     if device.type == "cuda":
