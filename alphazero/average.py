@@ -6,9 +6,11 @@ Averaging the weights of networks taken along one training run at a low learning
 (stochastic weight averaging, Izmailov et al. 2018; KataGo plays with such averages) lands
 nearer the middle of the region the run wanders in than any single snapshot does, which
 often generalises better. The snapshots must share game, board and network sizes. Batch-norm
-running statistics are averaged like the weights (the step counter is taken from the last
-snapshot); the output is an ordinary network checkpoint that `evaluate`, `play`, `engine`
-and `train.resume` read, with the counters and config of the last snapshot given.
+running statistics are averaged like the weights, unless `--replay checkpoints/<run>/replay.pt`
+is given: then they are measured afresh on that buffer's positions, as SWA prescribes (the
+averaged weights shift what each batch norm sees). The output is an ordinary network
+checkpoint that `evaluate`, `play`, `engine` and `train.resume` read, with the counters and
+config of the last snapshot given.
 """
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from pathlib import Path
 import torch
 
 from alphazero import checkpoint
+from alphazero.network import build_model
+from games import make_game
 
 # What must agree between snapshots for their weights to mean the same thing.
 SHARED_KEYS = ("game", "game_params", "model_kind", "model_sizes")
@@ -44,6 +48,23 @@ def average(snapshots: list[dict], names: list[str]) -> dict:
         "model": weights, "averaged_from": names}
 
 
+def recompute_batch_norm(averaged: dict, replay: dict, batch_size: int = 256) -> None:
+    """Replace the running statistics of every batch norm with their exact mean and variance
+    over the replay buffer's positions, computed with the averaged weights."""
+    model = build_model(averaged["model_kind"], make_game(averaged["game"], **averaged["game_params"]),
+                        **averaged["model_sizes"])
+    model.load_state_dict(averaged["model"])
+    norms = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    for norm in norms:
+        norm.reset_running_stats()
+        norm.momentum = None  # a cumulative mean over all batches, not a moving one
+    model.train()
+    with torch.no_grad():
+        for batch in replay["planes"].float().split(batch_size):
+            model(batch)
+    averaged["model"] = {key: tensor.detach().clone() for key, tensor in model.state_dict().items()}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m alphazero.average",
@@ -51,6 +72,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("snapshots", nargs="+", type=Path,
                         help="network checkpoints of one run, oldest first")
     parser.add_argument("--out", required=True, type=Path, help="where to write the average")
+    parser.add_argument("--replay", type=Path,
+                        help="the run's replay.pt: measure batch-norm statistics on its positions")
     args = parser.parse_args(argv)
     try:
         if len(args.snapshots) < 2:
@@ -63,6 +86,11 @@ def main(argv: list[str] | None = None) -> None:
             if "model" not in saved or "model_kind" not in saved:
                 raise checkpoint.CheckpointError(f"{path} holds no network.")
         averaged = average(loaded, [path.name for path in args.snapshots])
+        if args.replay:
+            replay = checkpoint.load(args.replay)
+            if "planes" not in replay:
+                raise checkpoint.CheckpointError(f"{args.replay} is not a replay buffer.")
+            recompute_batch_norm(averaged, replay)
     except checkpoint.CheckpointError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
