@@ -345,3 +345,75 @@ def test_policy_target_pruning_takes_back_the_forced_visits():
     assert np.all(pruned[0, starved] <= plain.visit_counts()[0, starved] + 1)
     np.testing.assert_array_equal(pruned[1], raw[1])
     np.testing.assert_array_equal(plain.policy_targets(noisy), plain.visit_counts())
+
+
+def test_sequential_halving_schedule():
+    """The visit count a root child needs to be picked at each simulation: all m considered
+    moves level, then the better half, as in mctx's table (worked by hand here)."""
+    schedule = BatchedSearch(make_game("connect4", rows=6, cols=7), 1, 4).kernels.considered_visit
+    assert [schedule(4, 8, i) for i in range(8)] == [0, 0, 0, 0, 1, 1, 2, 2]
+    assert [schedule(3, 6, i) for i in range(6)] == [0, 0, 0, 1, 1, 2]
+    assert [schedule(1, 5, i) for i in range(5)] == [0, 1, 2, 3, 4]
+
+
+def gumbel_search(game, state, simulations, considered, evaluator=hashed_evaluator, seed=5):
+    search = BatchedSearch(game, 1, simulations, SearchConfig(gumbel_considered=considered),
+                           seed=seed)
+    search.set_root(0, state)
+    search.run(evaluator, add_noise=True)
+    return search
+
+
+def test_gumbel_root_splits_visits_by_sequential_halving():
+    """33 simulations (one expands the root), 4 of Connect-4's 7 moves considered: each of
+    the 4 gets 4 visits, then the best 2 get 8 more; the move played is one of those 2,
+    and the improved policy is a distribution over the legal moves."""
+    game = make_game("connect4", rows=6, cols=7)
+    for seed in range(5):
+        search = gumbel_search(game, game.new_state(), 33, 4, seed=seed)
+        visits = search.visit_counts()[0]
+        assert sorted(visits.tolist()) == [0, 0, 0, 4, 4, 12, 12]
+        assert visits[search.gumbel_choices()[0]] == 12
+        policy = search.policy_targets(np.array([True]))[0]
+        assert np.isclose(policy.sum(), 1.0) and np.all(policy > 0)
+
+
+def test_gumbel_root_finds_known_move():
+    """With no hint from the priors, the winning or only saving column survives the halving,
+    is played, carries most of the improved policy, and gives the root its value."""
+    for name, params, moves, answers, _ in WIN_IN_ONE + BLOCK_ONLY:
+        if name != "connect4":
+            continue  # Connect6's 100 stones: more than Gumbel samples, by design
+        game, state = position(name, params, moves)
+        search = gumbel_search(game, state, 400, 16, evaluator=uniform_evaluator)
+        policy = search.policy_targets(np.array([True]))[0]
+        assert game.format_move(state, int(search.gumbel_choices()[0])) in answers
+        assert game.format_move(state, int(policy.argmax())) in answers
+        assert policy.max() > 0.5
+        if (name, params, moves, answers, _) in WIN_IN_ONE:
+            # the root's value is the winning move's, not a mean over the moves tried
+            assert search.root_values()[0] == pytest.approx(1.0)
+
+
+def test_gumbel_only_at_the_roots_asked():
+    """Roots without the flag keep PUCT: the same visits as a search without Gumbel, no
+    Gumbel move, and their plain visit counts as targets."""
+    game = make_game("connect4", rows=6, cols=7)
+    searches = [BatchedSearch(game, 2, 64, SearchConfig(gumbel_considered=k), seed=5)
+                for k in (4, 0)]
+    for search in searches:
+        for b in range(2):
+            search.set_root(b, game.new_state())
+        search.run(hashed_evaluator, add_noise=np.array([True, False]))
+    gumbel, plain = searches
+    np.testing.assert_array_equal(gumbel.visit_counts()[1], plain.visit_counts()[1])
+    assert gumbel.gumbel_choices()[1] == -1 and np.all(plain.gumbel_choices() == -1)
+    np.testing.assert_array_equal(gumbel.policy_targets(np.array([True, False]))[1],
+                                  gumbel.visit_counts()[1])
+    assert np.count_nonzero(gumbel.visit_counts()[0]) <= 4
+
+
+def test_gumbel_and_forced_playouts_exclude_each_other():
+    with pytest.raises(ValueError, match="Gumbel"):
+        BatchedSearch(make_game("connect4", rows=6, cols=7), 1, 8,
+                      SearchConfig(gumbel_considered=4, forced_k=2.0))

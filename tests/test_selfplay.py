@@ -183,3 +183,38 @@ def test_a_dead_worker_is_restarted_and_games_keep_coming(tmp_path):
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True", "1", "1"]
+
+
+def test_gumbel_self_play_records_the_improved_policy():
+    """With Gumbel root selection each recorded pi is the search's improved policy (all 7
+    columns get some mass, where only the 4 considered got visits), the move played is
+    sequential halving's choice, and finished games keep distributions as targets."""
+    game = make_game("connect4", rows=6, cols=7)
+    worker = SelfPlayWorker(game, hashed_evaluator,
+                            SelfPlayConfig(simulations=17, games_in_parallel=4),
+                            SearchConfig(gumbel_considered=4), seed=5)
+    search = worker.search
+    seen = {}  # what the search returned in the last move, before the roots moved on
+    policy_targets, gumbel_choices = search.policy_targets, search.gumbel_choices
+
+    def recording_targets(forced):
+        seen["visits"], seen["targets"] = search.visit_counts(), policy_targets(forced)
+        return seen["targets"]
+
+    def recording_choices():
+        seen["choices"] = gumbel_choices()
+        return seen["choices"]
+
+    search.policy_targets, search.gumbel_choices = recording_targets, recording_choices
+    records = []
+    for _ in range(3):
+        records += worker.play_move()
+        for b, history in enumerate(worker.histories):
+            assert history.moves[-1] == seen["choices"][b]
+            np.testing.assert_allclose(history.pis[-1], seen["targets"][b], rtol=1e-5)
+            assert np.count_nonzero(seen["visits"][b]) == 4
+            assert np.count_nonzero(history.pis[-1]) == 7
+    while len(records) < 2:
+        records += worker.play_move()
+    for record in records:
+        np.testing.assert_allclose(record.pis.sum(axis=1), 1.0, rtol=1e-5)

@@ -113,6 +113,8 @@ def test_a_network_alone_continues_with_fresh_training_state(tmp_path):
     ("selfplay.full_search_share=1.5", "selfplay.full_search_share"),
     ("mcts.discount=0", "mcts.discount"),
     ("mcts.forced_k=-1", "mcts.forced_k"),
+    ("mcts.gumbel_considered=2.5", "mcts.gumbel_considered"),
+    ("mcts.gumbel_considered=16 mcts.forced_k=2", "mcts.gumbel_considered"),
     ("selfplay.q_share=2", "selfplay.q_share"),
     ("selfplay.q_share_from_games=-1", "selfplay.q_share_from_games"),
     ("train.lr_schedule=[[100,0.001],[50,0.0001]]", "train.lr_schedule"),
