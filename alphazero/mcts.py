@@ -324,12 +324,12 @@ def considered_visit(m, n, i):
         m = max(2, m // 2)
 
 
-def completed_q_scores(nodes, value0, edge_prior, edge_child, b, root, net_value, out):
-    """Gumbel MuZero's sigma(completed Q) of each root edge into out[:k], from the view of
-    the side to move: a visited child keeps its mean value, an unvisited one gets v_mix (the
-    root's network value mixed with the prior-weighted mean of the visited children's), then
-    all are rescaled to [0, 1] and scaled by (GUMBEL_VISIT_INIT + the most visits) *
-    GUMBEL_VALUE_SCALE, so the search's values weigh more as its visits grow."""
+def improved_logits(nodes, value0, edge_prior, edge_child, b, root, net_value, out):
+    """Gumbel MuZero's log prior + sigma(completed Q) of each root edge into out[:k], from
+    the view of the side to move: a visited child keeps its mean value, an unvisited one gets
+    v_mix (the root's network value mixed with the prior-weighted mean of the visited
+    children's), then all are rescaled to [0, 1] and scaled by (GUMBEL_VISIT_INIT + the most
+    visits) * GUMBEL_VALUE_SCALE, so the search's values weigh more as its visits grow."""
     sign = 1.0 if nodes[b, root, TO_PLAY] == 0 else -1.0
     start = nodes[b, root, EDGE_START]
     k = nodes[b, root, NUM_EDGES]
@@ -355,18 +355,18 @@ def completed_q_scores(nodes, value0, edge_prior, edge_child, b, root, net_value
         high = max(high, out[j])
     scale = (GUMBEL_VISIT_INIT + most_visits) * GUMBEL_VALUE_SCALE / max(high - low, 1e-8)
     for j in range(k):
-        out[j] = (out[j] - low) * scale
+        out[j] = (out[j] - low) * scale + np.log(max(edge_prior[b, start + j], 1e-30))
 
 
 def gumbel_root_edge(nodes, value0, edge_action, edge_prior, edge_child, b, root, gumbel,
                      net_value, considered, simulations, scores):
     """The root edge sequential halving visits next: among the children with exactly the
-    schedule's visit count, the best by Gumbel draw + log prior + sigma(completed Q). In the
+    schedule's visit count, the best by Gumbel draw + improved logit. In the
     first phase every unvisited move qualifies and sigma is the same for all of them, so the
     first m picks are the Gumbel-top-m sample. -1 if no child qualifies."""
     start = nodes[b, root, EDGE_START]
     k = nodes[b, root, NUM_EDGES]
-    completed_q_scores(nodes, value0, edge_prior, edge_child, b, root, net_value, scores)
+    improved_logits(nodes, value0, edge_prior, edge_child, b, root, net_value, scores)
     due = considered_visit(min(considered, k), simulations, nodes[b, root, VISITS] - 1)
     best_edge, best_score = -1, -np.inf
     for j in range(k):
@@ -375,7 +375,7 @@ def gumbel_root_edge(nodes, value0, edge_action, edge_prior, edge_child, b, root
         visits = nodes[b, child, VISITS] if child >= 0 else 0
         if visits != due:
             continue
-        score = gumbel[b, edge_action[b, e]] + np.log(max(edge_prior[b, e], 1e-30)) + scores[j]
+        score = gumbel[b, edge_action[b, e]] + scores[j]
         if score > best_score:
             best_edge, best_score = e, score
     return best_edge
@@ -383,55 +383,47 @@ def gumbel_root_edge(nodes, value0, edge_action, edge_prior, edge_child, b, root
 
 def gumbel_policies(nodes, value0, edge_action, edge_prior, edge_child, trees, which,
                     root_value, out):
-    """Gumbel's improved policy softmax(log prior + sigma(completed Q)) over the legal moves
-    of each root in `which`, into out[b]; other rows are left alone."""
-    scores = np.empty(out.shape[1], dtype=np.float64)
+    """Gumbel's improved policy, the softmax of the improved logits over the legal moves of
+    each root in `which`, into out[b]; other rows are left alone."""
+    logits = np.empty(out.shape[1], dtype=np.float64)
     for b in range(nodes.shape[0]):
         root = trees[b, ROOT]
         start = nodes[b, root, EDGE_START]
         if not which[b] or start < 0:
             continue
         k = nodes[b, root, NUM_EDGES]
-        completed_q_scores(nodes, value0, edge_prior, edge_child, b, root, root_value[b], scores)
-        top = -np.inf
-        for j in range(k):
-            scores[j] += np.log(max(edge_prior[b, start + j], 1e-30))
-            top = max(top, scores[j])
+        improved_logits(nodes, value0, edge_prior, edge_child, b, root, root_value[b], logits)
+        weights = np.exp(logits[:k] - logits[:k].max())
+        weights /= weights.sum()
         out[b, :] = 0.0
-        total = 0.0
         for j in range(k):
-            out[b, edge_action[b, start + j]] = np.exp(scores[j] - top)
-            total += np.exp(scores[j] - top)
-        for j in range(k):
-            out[b, edge_action[b, start + j]] /= total
+            out[b, edge_action[b, start + j]] = weights[j]
 
 
 def gumbel_choices(nodes, value0, edge_action, edge_prior, edge_child, trees, which, gumbel,
                    root_value, out):
     """The move to play at each root in `which`, into out[b]: of the most visited children
-    (the survivors of sequential halving), the best by Gumbel draw + log prior + sigma."""
-    scores = np.empty(gumbel.shape[1], dtype=np.float64)
+    (the survivors of sequential halving), the best by Gumbel draw + improved logit."""
+    logits = np.empty(gumbel.shape[1], dtype=np.float64)
     for b in range(nodes.shape[0]):
         root = trees[b, ROOT]
         start = nodes[b, root, EDGE_START]
         if not which[b] or start < 0:
             continue
         k = nodes[b, root, NUM_EDGES]
-        completed_q_scores(nodes, value0, edge_prior, edge_child, b, root, root_value[b], scores)
-        most_visits = 0
+        improved_logits(nodes, value0, edge_prior, edge_child, b, root, root_value[b], logits)
+        visits = np.zeros(k, dtype=np.int64)
         for j in range(k):
             child = edge_child[b, start + j]
             if child >= 0:
-                most_visits = max(most_visits, nodes[b, child, VISITS])
+                visits[j] = nodes[b, child, VISITS]
+        most_visits = visits.max()
         best_score = -np.inf
         for j in range(k):
-            e = start + j
-            child = edge_child[b, e]
-            visits = nodes[b, child, VISITS] if child >= 0 else 0
-            score = gumbel[b, edge_action[b, e]] + np.log(max(edge_prior[b, e], 1e-30)) + scores[j]
-            if visits == most_visits and score > best_score:
+            score = gumbel[b, edge_action[b, start + j]] + logits[j]
+            if visits[j] == most_visits and score > best_score:
                 best_score = score
-                out[b] = edge_action[b, e]
+                out[b] = edge_action[b, start + j]
 
 
 def mix_root_noise(nodes, edge_action, edge_prior, trees, active, noise, epsilon):
@@ -488,7 +480,7 @@ def make_room(nodes, value0, edge_action, trees, root_states, active, spare_node
 
 
 _TEMPLATES = [value_for_first, reset_tree, select_child, backup, apply_virtual_loss,
-              considered_visit, completed_q_scores, gumbel_root_edge, select_leaves,
+              considered_visit, improved_logits, gumbel_root_edge, select_leaves,
               expand_and_backup, root_visits, pruned_root_visits, gumbel_policies, gumbel_choices,
               mix_root_noise, advance_root, reset_trees, make_room]
 
