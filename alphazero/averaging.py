@@ -17,6 +17,8 @@ from torch import nn
 
 
 class WeightAverage:
+    """An averaged copy of `model` (`self.model`); call `update` after every gradient step."""
+
     def __init__(self, model: nn.Module, decay: float):
         self.decay = decay
         self.model = copy.deepcopy(model).eval()

@@ -115,7 +115,8 @@ def test_a_weight_average_is_exported_and_resumes_beside_the_trained_weights(tmp
     saved = torch.load(folder / "latest.pt", weights_only=True)
     average, trained = saved["model"], saved["trained_model"]
     assert any(not torch.equal(average[k], trained[k]) for k in average)
-    # networks alone (a 1-playout gate is swept, so best.pt exists) hold the average only
+    # networks alone hold the average only (best.pt: a gate against 1-playout MCTS saves it
+    # once the network wins a game)
     for network in [folder / "best.pt", *(folder / "snapshots").glob("*.pt")]:
         assert "trained_model" not in torch.load(network, weights_only=True)
 
