@@ -40,6 +40,3 @@ class WeightAverage:
                 average.lerp_(trained[name], weight)
             else:
                 average.copy_(trained[name])
-
-    def load(self, state: dict) -> None:
-        self.model.load_state_dict(state)

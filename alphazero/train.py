@@ -109,7 +109,7 @@ class TrainingRun:
             # A run saved with a weight average trains on from its trained weights, not the average.
             self.model.load_state_dict(state.get("trained_model", state["model"]))
             if self.average:
-                self.average.load(state["model"])
+                self.average.model.load_state_dict(state["model"])
         except RuntimeError:
             raise checkpoint.CheckpointError(
                 f"checkpoint {path} holds a {state.get('model_kind')} network of sizes "
