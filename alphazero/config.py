@@ -20,7 +20,7 @@ class ConfigError(ValueError):
 
 # (config key, lowest allowed value) for every number that must be positive or non-negative
 _BOUNDS = [("mcts.simulations", 1), ("mcts.c_puct", 0), ("mcts.fpu_reduction", 0),
-           ("mcts.forced_k", 0), ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1),
+           ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1),
            ("mcts.arena_factor", 1),
            ("selfplay.games_in_parallel", 1), ("selfplay.temperature_moves", 0),
            ("selfplay.fast_simulations", 1),
@@ -47,12 +47,6 @@ def validate(cfg: DictConfig) -> None:
     if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
         raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
                           f"exceed mcts.simulations ({cfg.mcts.simulations}).")
-    if not _is_count(cfg.mcts.gumbel_considered):
-        raise ConfigError(f"mcts.gumbel_considered must be a whole number of at least 0, not "
-                          f"{cfg.mcts.gumbel_considered!r}.")
-    if cfg.mcts.gumbel_considered > 0 and cfg.mcts.forced_k > 0:
-        raise ConfigError("mcts.gumbel_considered and mcts.forced_k cannot both be on: choose "
-                          "Gumbel root selection or forced playouts.")
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     validate_lr_schedule(cfg.train.lr_schedule)
@@ -212,7 +206,6 @@ def search_config(cfg: DictConfig, network_discount: float = 1.0) -> SearchConfi
     return SearchConfig(c_puct=m.c_puct, fpu_reduction=m.fpu_reduction,
                         dirichlet_alpha=m.dirichlet_alpha, dirichlet_epsilon=m.dirichlet_epsilon,
                         leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
-                        forced_k=m.forced_k, gumbel_considered=m.gumbel_considered,
                         discount=network_discount if m.discount is None else m.discount)
 
 

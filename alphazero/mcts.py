@@ -13,13 +13,6 @@ Values are stored from the first player's view, and a node's children are scored
 view of the side to move at that node. So the sign flips exactly when the side to move
 changes: a Connect6 pair (same side twice) or an Othello pass needs no special case.
 
-Gumbel root selection (Danihelka et al. 2022, "Policy improvement by planning with Gumbel";
-`SearchConfig.gumbel_considered`): at the roots that would get Dirichlet noise, the search
-samples that many moves without replacement (Gumbel-top-k), splits the simulations among
-them by sequential halving, plays the survivor, and returns as policy target the softmax of
-the network's logits plus the rescaled completed Q-values, an improved policy even when few
-moves are visited. Below the root the search stays PUCT.
-
 One search step (Python calls it once per step, never per node): `select_leaves` walks every
 active tree to a leaf (several per tree with virtual loss if asked), backs up terminal leaves
 at once and encodes the others into one batch; the caller evaluates the batch; then
@@ -42,10 +35,6 @@ ROOT, NODES_USED, EDGES_USED, SIMS = range(4)
 TREE_FIELDS = 4
 # a virtual loss makes a path look lost for the side that chose it, until the real value lands
 VIRTUAL_LOSS = 1.0
-# Gumbel MuZero's sigma: rescaled Q-values times (visit_init + the most visits) * value_scale
-# (mctx's defaults)
-GUMBEL_VISIT_INIT = 50.0
-GUMBEL_VALUE_SCALE = 0.1
 
 
 @dataclass
@@ -58,10 +47,6 @@ class SearchConfig:
     arena_factor: float = 2.0  # arena holds this many searches' worth of nodes (tree reuse)
     discount: float = 1.0  # a value shrinks by this factor per ply it is backed up: <1 prefers
                            # the quicker of two wins and the slower of two losses
-    forced_k: float = 0.0  # KataGo's forced playouts at noisy roots: a child with prior P gets
-                           # at least sqrt(forced_k * P * N) of the root's N visits; 0 = off
-    gumbel_considered: int = 0  # Gumbel root selection instead of Dirichlet noise at noisy
-                                # roots, among this many sampled moves; 0 = off
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode` are
@@ -90,11 +75,8 @@ def reset_tree(nodes, value0, trees, b, root_to_play, root_status):
     trees[b, SIMS] = 0
 
 
-def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduction, forced_k):
-    """The edge of node n with the highest PUCT score, from the view of the side to move.
-    With forced_k > 0 (a noisy root), a child short of its forced playouts
-    sqrt(forced_k * P * N) goes first: noise gives every move some prior, so every move gets
-    a few visits, exploration that the pruned policy target does not have to pay for."""
+def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduction):
+    """The edge of node n with the highest PUCT score, from the view of the side to move."""
     sign = 1.0 if nodes[b, n, TO_PLAY] == 0 else -1.0
     visits = nodes[b, n, VISITS]
     parent_q = sign * value0[b, n] / visits if visits > 0 else 0.0
@@ -103,8 +85,6 @@ def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduct
     start = nodes[b, n, EDGE_START]
     best_edge = start
     best_score = -np.inf
-    forced_edge = -1
-    forced_score = -np.inf
     for e in range(start, start + nodes[b, n, NUM_EDGES]):
         child = edge_child[b, e]
         if child < 0:
@@ -117,11 +97,7 @@ def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduct
         if score > best_score:
             best_score = score
             best_edge = e
-        if (forced_k > 0.0 and score > forced_score
-                and child_visits < np.sqrt(forced_k * edge_prior[b, e] * visits)):
-            forced_score = score
-            forced_edge = e
-    return forced_edge if forced_edge >= 0 else best_edge
+    return best_edge
 
 
 def backup(nodes, value0, b, leaf, v0, undo_virtual, discount):
@@ -155,15 +131,12 @@ def apply_virtual_loss(nodes, value0, b, leaf):
 
 def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, root_states,
                   active, target_sims, leaves_per_tree, c_puct, fpu_reduction, discount,
-                  forced, forced_k, gumbel_roots, gumbel, root_value, considered,
                   out_planes, out_masks, leaf_tree, leaf_node):
     """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
-    `leaves_per_tree` leaves (with forced playouts at the roots where `forced[b]`, Gumbel
-    root selection where `gumbel_roots[b]`). Terminal leaves are backed up here; the others
-    are encoded into out_planes/out_masks. Returns the number of leaves to evaluate."""
+    `leaves_per_tree` leaves. Terminal leaves are backed up here; the others are encoded
+    into out_planes/out_masks. Returns the number of leaves to evaluate."""
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
-    scores = np.empty(out_masks.shape[1], dtype=np.float64)
     for b in range(nodes.shape[0]):
         if not active[b]:
             continue
@@ -181,16 +154,8 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
                     break
                 if nodes[b, n, EDGE_START] < 0:
                     break  # an unexpanded leaf
-                at_root = n == trees[b, ROOT]
-                e = -1
-                if at_root and gumbel_roots[b]:
-                    e = gumbel_root_edge(nodes, value0, edge_action, edge_prior, edge_child, b,
-                                         n, gumbel, root_value[b], considered,
-                                         target_sims[b] - 1, scores)
-                if e < 0:  # PUCT, or no Gumbel candidate free (virtual-loss collisions)
-                    root_k = forced_k if forced[b] and at_root else 0.0
-                    e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct,
-                                     fpu_reduction, root_k)
+                e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct,
+                                 fpu_reduction)
                 play(state, edge_action[b, e])  # noqa: F821
                 child = edge_child[b, e]
                 if child < 0:
@@ -222,15 +187,12 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
 
 
 def expand_and_backup(nodes, value0, edge_action, edge_prior, edge_child, trees,
-                      masks, priors, values, leaf_tree, leaf_node, count, discount, root_value):
+                      masks, priors, values, leaf_tree, leaf_node, count, discount):
     """Give each evaluated leaf its edges (priors renormalised over legal actions) and back
-    up its value (from the view of the side to move at the leaf). A root's own network
-    value goes to root_value[b] as well (Gumbel's completed Q-values need it)."""
+    up its value (from the view of the side to move at the leaf)."""
     for i in range(count):
         b = leaf_tree[i]
         n = leaf_node[i]
-        if n == trees[b, ROOT]:
-            root_value[b] = values[i]
         start = trees[b, EDGES_USED]
         total = 0.0
         k = 0
@@ -264,166 +226,6 @@ def root_visits(nodes, edge_action, edge_child, trees, out):
             child = edge_child[b, e]
             if child >= 0:
                 out[b, edge_action[b, e]] = nodes[b, child, VISITS]
-
-
-def pruned_root_visits(nodes, value0, edge_action, edge_prior, edge_child, trees, which,
-                       c_puct, forced_k, out):
-    """KataGo's policy target pruning, for the roots in `which` (searched with forced
-    playouts): each child but the most visited loses up to its forced playouts, as many as
-    keep its PUCT score below the best child's, and a child left with one visit is dropped.
-    What remains are the visits the search gave on merit. Other roots: plain visit counts."""
-    root_visits(nodes, edge_action, edge_child, trees, out)
-    for b in range(nodes.shape[0]):
-        root = trees[b, ROOT]
-        start = nodes[b, root, EDGE_START]
-        if not which[b] or start < 0:
-            continue
-        sign = 1.0 if nodes[b, root, TO_PLAY] == 0 else -1.0
-        visits = max(nodes[b, root, VISITS], 1)
-        explore = c_puct * np.sqrt(visits)
-        end = start + nodes[b, root, NUM_EDGES]
-        best, best_visits = -1, 0
-        for e in range(start, end):
-            child = edge_child[b, e]
-            if child >= 0 and nodes[b, child, VISITS] > best_visits:
-                best, best_visits = e, nodes[b, child, VISITS]
-        if best < 0:
-            continue  # no child visited: nothing to prune
-        best_child = edge_child[b, best]
-        best_score = (sign * value0[b, best_child] / best_visits
-                      + explore * edge_prior[b, best] / (1.0 + best_visits))
-        for e in range(start, end):
-            child = edge_child[b, e]
-            if e == best or child < 0 or nodes[b, child, VISITS] == 0:
-                continue
-            child_visits = nodes[b, child, VISITS]
-            q = sign * value0[b, child] / child_visits
-            allowance = np.sqrt(forced_k * edge_prior[b, e] * visits)
-            kept = child_visits
-            while (kept > 0 and child_visits - (kept - 1) <= allowance
-                   and q + explore * edge_prior[b, e] / kept < best_score):
-                kept -= 1
-            out[b, edge_action[b, e]] = kept if kept > 1 else 0
-
-
-def considered_visit(m, n, i):
-    """Sequential halving's schedule (as in mctx): the visit count a root child must have to
-    be chosen at simulation i of n, with m moves considered. All m get equal visits, then the
-    better half, and so on down to two, each phase about n / ceil(log2 m) simulations."""
-    if m <= 1:
-        return i
-    phases = int(np.ceil(np.log2(m)))
-    visits = 0
-    position = 0
-    while True:
-        for _ in range(max(1, n // (phases * m))):
-            if i < position + m:
-                return visits
-            position += m
-            visits += 1
-        m = max(2, m // 2)
-
-
-def improved_logits(nodes, value0, edge_prior, edge_child, b, root, net_value, out):
-    """Gumbel MuZero's log prior + sigma(completed Q) of each root edge into out[:k], from
-    the view of the side to move: a visited child keeps its mean value, an unvisited one gets
-    v_mix (the root's network value mixed with the prior-weighted mean of the visited
-    children's), then all are rescaled to [0, 1] and scaled by (GUMBEL_VISIT_INIT + the most
-    visits) * GUMBEL_VALUE_SCALE, so the search's values weigh more as its visits grow."""
-    sign = 1.0 if nodes[b, root, TO_PLAY] == 0 else -1.0
-    start = nodes[b, root, EDGE_START]
-    k = nodes[b, root, NUM_EDGES]
-    total_visits, most_visits, visited_prior, weighted_q = 0, 0, 0.0, 0.0
-    for j in range(k):
-        child = edge_child[b, start + j]
-        visits = nodes[b, child, VISITS] if child >= 0 else 0
-        if visits > 0:
-            q = sign * value0[b, child] / visits
-            total_visits += visits
-            most_visits = max(most_visits, visits)
-            visited_prior += edge_prior[b, start + j]
-            weighted_q += edge_prior[b, start + j] * q
-    mixed = net_value
-    if total_visits > 0 and visited_prior > 0.0:
-        mixed = (net_value + total_visits * weighted_q / visited_prior) / (total_visits + 1)
-    low, high = np.inf, -np.inf
-    for j in range(k):
-        child = edge_child[b, start + j]
-        visits = nodes[b, child, VISITS] if child >= 0 else 0
-        out[j] = sign * value0[b, child] / visits if visits > 0 else mixed
-        low = min(low, out[j])
-        high = max(high, out[j])
-    scale = (GUMBEL_VISIT_INIT + most_visits) * GUMBEL_VALUE_SCALE / max(high - low, 1e-8)
-    for j in range(k):
-        out[j] = (out[j] - low) * scale + np.log(max(edge_prior[b, start + j], 1e-30))
-
-
-def gumbel_root_edge(nodes, value0, edge_action, edge_prior, edge_child, b, root, gumbel,
-                     net_value, considered, simulations, scores):
-    """The root edge sequential halving visits next: among the children with exactly the
-    schedule's visit count, the best by Gumbel draw + improved logit. In the
-    first phase every unvisited move qualifies and sigma is the same for all of them, so the
-    first m picks are the Gumbel-top-m sample. -1 if no child qualifies."""
-    start = nodes[b, root, EDGE_START]
-    k = nodes[b, root, NUM_EDGES]
-    improved_logits(nodes, value0, edge_prior, edge_child, b, root, net_value, scores)
-    due = considered_visit(min(considered, k), simulations, nodes[b, root, VISITS] - 1)
-    best_edge, best_score = -1, -np.inf
-    for j in range(k):
-        e = start + j
-        child = edge_child[b, e]
-        visits = nodes[b, child, VISITS] if child >= 0 else 0
-        if visits != due:
-            continue
-        score = gumbel[b, edge_action[b, e]] + scores[j]
-        if score > best_score:
-            best_edge, best_score = e, score
-    return best_edge
-
-
-def gumbel_policies(nodes, value0, edge_action, edge_prior, edge_child, trees, which,
-                    root_value, out):
-    """Gumbel's improved policy, the softmax of the improved logits over the legal moves of
-    each root in `which`, into out[b]; other rows are left alone."""
-    logits = np.empty(out.shape[1], dtype=np.float64)
-    for b in range(nodes.shape[0]):
-        root = trees[b, ROOT]
-        start = nodes[b, root, EDGE_START]
-        if not which[b] or start < 0:
-            continue
-        k = nodes[b, root, NUM_EDGES]
-        improved_logits(nodes, value0, edge_prior, edge_child, b, root, root_value[b], logits)
-        weights = np.exp(logits[:k] - logits[:k].max())
-        weights /= weights.sum()
-        out[b, :] = 0.0
-        for j in range(k):
-            out[b, edge_action[b, start + j]] = weights[j]
-
-
-def gumbel_choices(nodes, value0, edge_action, edge_prior, edge_child, trees, which, gumbel,
-                   root_value, out):
-    """The move to play at each root in `which`, into out[b]: of the most visited children
-    (the survivors of sequential halving), the best by Gumbel draw + improved logit."""
-    logits = np.empty(gumbel.shape[1], dtype=np.float64)
-    for b in range(nodes.shape[0]):
-        root = trees[b, ROOT]
-        start = nodes[b, root, EDGE_START]
-        if not which[b] or start < 0:
-            continue
-        k = nodes[b, root, NUM_EDGES]
-        improved_logits(nodes, value0, edge_prior, edge_child, b, root, root_value[b], logits)
-        visits = np.zeros(k, dtype=np.int64)
-        for j in range(k):
-            child = edge_child[b, start + j]
-            if child >= 0:
-                visits[j] = nodes[b, child, VISITS]
-        most_visits = visits.max()
-        best_score = -np.inf
-        for j in range(k):
-            score = gumbel[b, edge_action[b, start + j]] + logits[j]
-            if visits[j] == most_visits and score > best_score:
-                best_score = score
-                out[b] = edge_action[b, start + j]
 
 
 def mix_root_noise(nodes, edge_action, edge_prior, trees, active, noise, epsilon):
@@ -480,9 +282,8 @@ def make_room(nodes, value0, edge_action, trees, root_states, active, spare_node
 
 
 _TEMPLATES = [value_for_first, reset_tree, select_child, backup, apply_virtual_loss,
-              considered_visit, improved_logits, gumbel_root_edge, select_leaves,
-              expand_and_backup, root_visits, pruned_root_visits, gumbel_policies, gumbel_choices,
-              mix_root_noise, advance_root, reset_trees, make_room]
+              select_leaves, expand_and_backup, root_visits, mix_root_noise, advance_root,
+              reset_trees, make_room]
 
 
 class BatchedSearch:
@@ -493,8 +294,6 @@ class BatchedSearch:
                  seed: int = 0):
         if num_trees < 1 or simulations < 1:
             raise ValueError("the search needs at least one tree and one simulation.")
-        if config is not None and config.gumbel_considered > 0 and config.forced_k > 0:
-            raise ValueError("Gumbel root selection and forced playouts do not go together.")
         self.game = game
         self.config = config or SearchConfig()
         self.simulations = simulations
@@ -521,9 +320,6 @@ class BatchedSearch:
         self.leaf_tree = np.zeros(n, dtype=np.int64)
         self.leaf_node = np.zeros(n, dtype=np.int64)
         self.visit_buffer = np.zeros((B, game.num_actions), dtype=np.float32)
-        self.root_value = np.zeros(B, dtype=np.float64)  # each root's network value
-        self.gumbel_roots = np.zeros(B, dtype=np.bool_)  # roots the last run() searched with Gumbel
-        self.gumbel = np.zeros((B, game.num_actions), dtype=np.float64)  # their Gumbel draws
 
     @property
     def num_trees(self) -> int:
@@ -541,20 +337,13 @@ class BatchedSearch:
             simulations: np.ndarray | None = None) -> int:
         """Run new simulations in every active tree: `simulations[b]` in tree b (at most the
         budget the search was built for), or that budget everywhere. `add_noise` mixes
-        Dirichlet noise into the roots, everywhere or where a [B] mask says; with Gumbel root
-        selection on, those roots are searched afresh with it instead. Returns the number of
-        network evaluations made."""
+        Dirichlet noise into the roots, everywhere or where a [B] mask says. Returns the
+        number of network evaluations made."""
         k, cfg = self.kernels, self.config
         targets = self._targets(simulations)
         noisy = self.active & np.broadcast_to(np.asarray(add_noise, dtype=np.bool_), self.active.shape)
         k.make_room(self.nodes, self.value0, self.edge_action, self.trees, self.root_states,
                     self.active, self.nodes_per_search, self.edges_per_search)
-        self.gumbel_roots[:] = noisy if cfg.gumbel_considered > 0 else False
-        if self.gumbel_roots.any():
-            # Sequential halving schedules the root's visits from zero: no reused subtree.
-            k.reset_trees(self.nodes, self.value0, self.trees, self.root_states, self.gumbel_roots)
-            self.gumbel[:] = self.rng.gumbel(size=self.gumbel.shape)
-            noisy = noisy & ~self.gumbel_roots
         self.trees[:, SIMS] = 0
         evaluated = 0
         noise_pending = bool(noisy.any())
@@ -565,9 +354,7 @@ class BatchedSearch:
             count = k.select_leaves(self.nodes, self.value0, self.edge_action, self.edge_prior,
                                     self.edge_child, self.trees, self.root_states, self.active,
                                     targets, cfg.leaves_per_tree, cfg.c_puct,
-                                    cfg.fpu_reduction, cfg.discount, noisy, cfg.forced_k,
-                                    self.gumbel_roots, self.gumbel, self.root_value,
-                                    cfg.gumbel_considered, self.planes, self.masks,
+                                    cfg.fpu_reduction, cfg.discount, self.planes, self.masks,
                                     self.leaf_tree, self.leaf_node)
             if count == 0:
                 if not np.any(self.active & (self.trees[:, SIMS] < targets)):
@@ -578,8 +365,7 @@ class BatchedSearch:
                                 self.edge_child, self.trees, self.masks,
                                 np.ascontiguousarray(priors, dtype=np.float32),
                                 np.ascontiguousarray(values, dtype=np.float32),
-                                self.leaf_tree, self.leaf_node, count, cfg.discount,
-                                self.root_value)
+                                self.leaf_tree, self.leaf_node, count, cfg.discount)
             evaluated += count
 
     def _targets(self, simulations: np.ndarray | None) -> np.ndarray:
@@ -608,45 +394,13 @@ class BatchedSearch:
                                  self.visit_buffer)
         return self.visit_buffer.copy()
 
-    def policy_targets(self, forced: np.ndarray) -> np.ndarray:
-        """[B, A] policy targets, unnormalised: visit counts pruned of forced playouts where
-        `forced` says (the roots searched with noise) when forced playouts are on; Gumbel's
-        improved policy at the roots the last run() searched with it; plain visits elsewhere."""
-        which = np.asarray(forced, dtype=np.bool_) & (self.config.forced_k > 0)
-        self.kernels.pruned_root_visits(self.nodes, self.value0, self.edge_action, self.edge_prior,
-                                        self.edge_child, self.trees, which, self.config.c_puct,
-                                        self.config.forced_k, self.visit_buffer)
-        self.kernels.gumbel_policies(self.nodes, self.value0, self.edge_action, self.edge_prior,
-                                     self.edge_child, self.trees, self.gumbel_roots,
-                                     self.root_value, self.visit_buffer)
-        return self.visit_buffer.copy()
-
-    def gumbel_choices(self) -> np.ndarray:
-        """[B] the move sequential halving chose at each root the last run() searched with
-        Gumbel root selection; -1 at the others."""
-        moves = np.full(self.num_trees, -1, dtype=np.int64)
-        self.kernels.gumbel_choices(self.nodes, self.value0, self.edge_action, self.edge_prior,
-                                    self.edge_child, self.trees, self.gumbel_roots, self.gumbel,
-                                    self.root_value, moves)
-        return moves
-
     def root_values(self) -> np.ndarray:
-        """[B] mean value of each root from the view of its side to move (at a Gumbel root,
-        of the move sequential halving chose)."""
+        """[B] mean value of each root from the view of its side to move."""
         idx = np.arange(self.num_trees)
         roots = self.trees[:, ROOT]
         visits = np.maximum(self.nodes[idx, roots, VISITS], 1)
         sign = np.where(self.nodes[idx, roots, TO_PLAY] == 0, 1.0, -1.0)
         values = sign * self.value0[idx, roots] / visits
-        # Sequential halving spreads a Gumbel root's visits over weaker moves on purpose, so
-        # their mean undervalues the position: there, the chosen move's value.
-        for b, move in enumerate(self.gumbel_choices()):
-            if move >= 0:
-                start = self.nodes[b, roots[b], EDGE_START]
-                edges = range(start, start + self.nodes[b, roots[b], NUM_EDGES])
-                child = next(self.edge_child[b, e] for e in edges if self.edge_action[b, e] == move)
-                if child >= 0 and self.nodes[b, child, VISITS] > 0:
-                    values[b] = sign[b] * self.value0[b, child] / self.nodes[b, child, VISITS]
         return values.astype(np.float32)
 
     def choose(self, visits: np.ndarray, temperature: np.ndarray | float) -> np.ndarray:

@@ -9,14 +9,6 @@ the training loop may mix it into the value target (`value_targets`): z is one n
 outcome, q the search's estimate of the same position, so the mix has less variance (the
 averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four).
 
-With `SearchConfig.forced_k` above 0, noisy roots get KataGo's forced playouts, and both the
-recorded pi and the move played come from the visits left after policy target pruning.
-
-With `SearchConfig.gumbel_considered` above 0, those roots are searched with Gumbel root
-selection instead of Dirichlet noise: the recorded pi is the search's improved policy and
-the move played is the one sequential halving chose (the Gumbel draws make it random all
-game long, so `temperature_moves` does not apply there).
-
 Playout cap randomisation (KataGo, Wu 2019): with `full_search_share` below 1, each move is a
 full search (`simulations`, root noise, recorded) with that probability, else a fast one
 (`fast_simulations`, no noise, not recorded). Games get cheaper, so more of them - and more
@@ -116,13 +108,11 @@ class SelfPlayWorker:
         noisy = cfg.noise & full
         search.run(self.evaluator, add_noise=noisy,
                    simulations=np.where(full, cfg.simulations, cfg.fast_simulations))
-        visits = search.policy_targets(noisy)  # forced playouts pruned, when they are on
+        visits = search.visit_counts()
         root_values = search.root_values()
         plies = np.array([game.kernels["ply"](s) for s in self.states])
         temperature = np.where(plies < cfg.temperature_moves, 1.0, 0.0)
         actions = search.choose(visits, temperature)
-        gumbel_moves = search.gumbel_choices()
-        actions = np.where(gumbel_moves >= 0, gumbel_moves, actions)
         finished = []
         for b, state in enumerate(self.states):
             history = self.histories[b]

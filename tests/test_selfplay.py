@@ -9,7 +9,6 @@ from alphazero.mcts import SearchConfig
 from alphazero.replay import ReplayBuffer
 from alphazero.selfplay import SelfPlayConfig, SelfPlayWorker, outcome_for, value_targets
 from games import DRAW, FIRST_WON, SECOND_WON, make_game
-from tests.test_mcts import hashed_evaluator
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,30 +72,6 @@ def test_playout_cap_randomisation_records_only_full_searches():
                 index += 1
             game.play(state, int(move))
         assert index == record.length and game.status(state) == record.result
-
-
-def test_forced_playouts_record_the_pruned_targets():
-    """With forced playouts on, each recorded pi is the search's pruned policy target (noisy
-    roots), not its raw visit counts, and the move played is one the pruned target keeps."""
-    game = make_game("connect4", rows=6, cols=7)
-    worker = SelfPlayWorker(game, hashed_evaluator,
-                            SelfPlayConfig(simulations=200, games_in_parallel=4),
-                            SearchConfig(forced_k=2.0), seed=5)
-    seen = []  # (raw visits, pruned targets) of each search
-    pruned_targets = worker.search.policy_targets
-
-    def recording_targets(forced):
-        seen.append((worker.search.visit_counts(), pruned_targets(forced)))
-        return seen[-1][1]
-
-    worker.search.policy_targets = recording_targets
-    for _ in range(3):
-        worker.play_move()
-        raw, pruned = seen[-1]
-        assert not np.array_equal(raw, pruned)
-        for b, history in enumerate(worker.histories):
-            np.testing.assert_allclose(history.pis[-1], pruned[b] / pruned[b].sum())
-            assert pruned[b, history.moves[-1]] > 0
 
 
 def test_discounted_targets_shrink_with_the_plies_left():
@@ -185,36 +160,3 @@ def test_a_dead_worker_is_restarted_and_games_keep_coming(tmp_path):
     assert result.stdout.split() == ["True", "True", "1", "1"]
 
 
-def test_gumbel_self_play_records_the_improved_policy():
-    """With Gumbel root selection each recorded pi is the search's improved policy (all 7
-    columns get some mass, where only the 4 considered got visits), the move played is
-    sequential halving's choice, and finished games keep distributions as targets."""
-    game = make_game("connect4", rows=6, cols=7)
-    worker = SelfPlayWorker(game, hashed_evaluator,
-                            SelfPlayConfig(simulations=17, games_in_parallel=4),
-                            SearchConfig(gumbel_considered=4), seed=5)
-    search = worker.search
-    seen = {}  # what the search returned in the last move, before the roots moved on
-    policy_targets, gumbel_choices = search.policy_targets, search.gumbel_choices
-
-    def recording_targets(forced):
-        seen["visits"], seen["targets"] = search.visit_counts(), policy_targets(forced)
-        return seen["targets"]
-
-    def recording_choices():
-        seen["choices"] = gumbel_choices()
-        return seen["choices"]
-
-    search.policy_targets, search.gumbel_choices = recording_targets, recording_choices
-    records = []
-    for _ in range(3):
-        records += worker.play_move()
-        for b, history in enumerate(worker.histories):
-            assert history.moves[-1] == seen["choices"][b]
-            np.testing.assert_allclose(history.pis[-1], seen["targets"][b], rtol=1e-5)
-            assert np.count_nonzero(seen["visits"][b]) == 4
-            assert np.count_nonzero(history.pis[-1]) == 7
-    while len(records) < 2:
-        records += worker.play_move()
-    for record in records:
-        np.testing.assert_allclose(record.pis.sum(axis=1), 1.0, rtol=1e-5)
