@@ -50,10 +50,6 @@ def validate(cfg: DictConfig) -> None:
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     validate_lr_schedule(cfg.train.lr_schedule)
-    decay = cfg.train.weight_average
-    if decay is not None and not (_is_number(decay) and 0 < decay < 1):
-        raise ConfigError(f"train.weight_average must be null or a decay above 0 and below 1, "
-                          f"not {decay!r}.")
     snapshot_games = cfg.train.snapshot_games
     if snapshot_games is not None and not (_is_count(snapshot_games) and snapshot_games > 0):
         raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "

@@ -22,7 +22,6 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from alphazero import checkpoint
-from alphazero.averaging import WeightAverage
 from alphazero.config import (ConfigError, build_game, ddp_devices, q_share_at, scheduled_lr,
                               search_config, selfplay_config, validate, worker_count)
 from alphazero.distributed import DataParallelTrainer
@@ -48,8 +47,6 @@ class TrainingRun:
         self.trainer_args = {"lr": cfg.train.lr, "weight_decay_l2": cfg.train.l2,
                              "optimizer": cfg.train.optimizer}
         self.trainer = Trainer(self.model, device=self.device, **self.trainer_args)
-        decay = cfg.train.weight_average
-        self.average = WeightAverage(self.model, decay) if decay else None
         g = self.game
         self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
         self.rng = np.random.default_rng(cfg.seed)
@@ -69,25 +66,18 @@ class TrainingRun:
         return cfg.run_name or cfg.game.name
 
     # --- checkpoints ------------------------------------------------------------------
-    @property
-    def exported_model(self) -> torch.nn.Module:
-        """The network the run exports and gates: the weight average when there is one."""
-        return self.average.model if self.average else self.model
-
     def network_payload(self) -> dict:
         """What play, engine and evaluate need to rebuild the network (best.pt is this)."""
         return {"game": self.game.name, "game_params": self.game_params,
                 "model_kind": self.cfg.model.kind,
                 "model_sizes": OmegaConf.to_container(self.cfg.model.sizes),
-                "model": self.exported_model.state_dict(), "counters": dict(self.counters),
+                "model": self.model.state_dict(), "counters": dict(self.counters),
                 "config": OmegaConf.to_container(self.cfg, resolve=True)}
 
     def save(self) -> None:
         checkpoint.save_atomic(self.replay.state_dict(), self.checkpoint_dir / "replay.pt")
-        # With a weight average, "model" is the average and the trained weights go beside it.
-        trained = {"trained_model": self.model.state_dict()} if self.average else {}
         checkpoint.save_atomic({
-            **self.network_payload(), **trained, "optimizer": self.trainer.state_dict(),
+            **self.network_payload(), "optimizer": self.trainer.state_dict(),
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
         }, self.checkpoint_dir / "latest.pt")
 
@@ -106,10 +96,7 @@ class TrainingRun:
         state = checkpoint.load(path)
         checkpoint.check_game(state, self.game.name, self.game_params, path)
         try:
-            # A run saved with a weight average trains on from its trained weights, not the average.
-            self.model.load_state_dict(state.get("trained_model", state["model"]))
-            if self.average:
-                self.average.model.load_state_dict(state["model"])
+            self.model.load_state_dict(state["model"])
         except RuntimeError:
             raise checkpoint.CheckpointError(
                 f"checkpoint {path} holds a {state.get('model_kind')} network of sizes "
@@ -194,7 +181,7 @@ class TrainingRun:
         c = self.counters
         gate = Gate(self.game, self.cfg.eval, c["eval_level"], c["eval_best_rate"], seed=c["round"])
         simulations = self.cfg.eval.simulations or self.cfg.mcts.simulations
-        network = Inference(self.exported_model, self.device, self.cfg.selfplay.precision)
+        network = Inference(self.model, self.device, self.cfg.selfplay.precision)
         player = AlphaZeroPlayer(self.game, network, simulations, self.spec.search)
         best_path = self.checkpoint_dir / "best.pt"
         best = (make_player(self.game, self.cfg, "az", best_path)
@@ -254,8 +241,6 @@ class TrainingRun:
             planes, pis, zs = self.replay.sample(cfg.train.batch_size, self.rng)
             metrics = self.trainer.train_step(planes, pis, zs)
             c["steps"] += 1
-            if self.average:
-                self.average.update(self.model, c["steps"])
             for tag, value in metrics.items():
                 w.add_scalar(tag, value, c["steps"])
         if metrics:

@@ -105,30 +105,6 @@ def test_a_network_alone_continues_with_fresh_training_state(tmp_path):
     assert not (tmp_path / "checkpoints" / "other" / "latest.pt").exists()
 
 
-def test_a_weight_average_is_exported_and_resumes_beside_the_trained_weights(tmp_path):
-    """With train.weight_average, latest.pt, best.pt and snapshots export the average, the
-    trained weights go beside it in latest.pt, and a resume restores each to its place."""
-    first = train(tmp_path, "train.max_games=24", "train.snapshot_games=8",
-                  "train.weight_average=0.9", "eval.interval=1", "eval.start_level=1")
-    assert first.returncode == 0, first.stderr
-    folder = tmp_path / "checkpoints" / "connect4_classic"
-    saved = torch.load(folder / "latest.pt", weights_only=True)
-    average, trained = saved["model"], saved["trained_model"]
-    assert any(not torch.equal(average[k], trained[k]) for k in average)
-    # networks alone hold the average only (best.pt: a gate against 1-playout MCTS saves it
-    # once the network wins a game)
-    for network in [folder / "best.pt", *(folder / "snapshots").glob("*.pt")]:
-        assert "trained_model" not in torch.load(network, weights_only=True)
-
-    # max_games already reached: the resumed run trains no further and saves what it loaded
-    again = train(tmp_path, "train.max_games=24", "train.resume=true", "train.weight_average=0.9")
-    assert again.returncode == 0, again.stderr
-    resaved = torch.load(folder / "latest.pt", weights_only=True)
-    for name in average:
-        assert torch.equal(resaved["model"][name], average[name]), name
-        assert torch.equal(resaved["trained_model"][name], trained[name]), name
-
-
 @pytest.mark.parametrize("override,words", [
     ("mcts.simulations=-5", "mcts.simulations"),
     ("game=chess", "game"),
@@ -142,7 +118,6 @@ def test_a_weight_average_is_exported_and_resumes_beside_the_trained_weights(tmp
     ("train.lr_schedule=[[100,0]]", "train.lr_schedule"),
     ("eval.opening_plies=-1", "eval.opening_plies"),
     ("train.snapshot_games=0", "train.snapshot_games"),
-    ("train.weight_average=1", "train.weight_average"),
     ("model.sizes.head_slope=abc", "model.sizes.head_slope"),
     ("model.sizes.head_norm=maybe", "model.sizes.head_norm"),
     ("model.sizes.channels=abc", "model.sizes.channels"),
