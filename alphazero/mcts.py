@@ -424,3 +424,18 @@ class BatchedSearch:
         self.kernels.advance_root(self.nodes, self.value0, self.edge_action, self.edge_child,
                                   self.trees, self.root_states, b, action)
         self.active[b] = self.game.status(self.root_states[b]) == 0
+
+    def principal_variation(self, b: int, max_moves: int = 16) -> list[int]:
+        """Tree b's expected line: from the root, the most visited child while there is one
+        (at most `max_moves` actions). Read-only."""
+        line, node = [], int(self.trees[b, ROOT])
+        while len(line) < max_moves and self.nodes[b, node, EDGE_START] >= 0:
+            start = int(self.nodes[b, node, EDGE_START])
+            children = self.edge_child[b, start:start + self.nodes[b, node, NUM_EDGES]]
+            visits = np.where(children >= 0, self.nodes[b, children, VISITS], 0)
+            if visits.size == 0 or visits.max() <= 0:
+                break
+            best = int(np.argmax(visits))
+            line.append(int(self.edge_action[b, start + best]))
+            node = int(children[best])
+        return line
