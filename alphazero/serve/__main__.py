@@ -1,0 +1,84 @@
+"""`python -m alphazero.serve [port=N] [host=ADDRESS]`: the web board on http://127.0.0.1:8000/.
+
+Settings are conf/serve.yaml, overridden Hydra-style on the command line. A busy port or a
+bad setting is one sentence and exit code 2.
+"""
+from __future__ import annotations
+
+import errno
+import ipaddress
+import socket
+import sys
+
+import torch
+import uvicorn
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
+from omegaconf import DictConfig
+from omegaconf.errors import OmegaConfBaseException
+
+from alphazero.config import ConfigError
+from alphazero.play import run_or_exit
+from alphazero.serve.app import create_app
+from alphazero.serve.catalog import CONF_DIR
+
+BOUNDS = {"port": (0, 65535), "max_sessions": (1, 100_000), "max_simulations": (1, 1_000_000)}
+
+
+def load_config(overrides: list[str]) -> DictConfig:
+    try:
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+            cfg = compose(config_name="serve", overrides=overrides)
+    except (HydraException, OmegaConfBaseException) as error:
+        raise ConfigError(f"bad setting: {str(error).splitlines()[0]}") from None
+    for key, (low, high) in BOUNDS.items():
+        value = cfg[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"{key} must be a whole number from {low} to {high}, not {value!r}.")
+    return cfg
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket, or one sentence saying why there is none."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except socket.gaierror:
+        raise ConfigError(f"host {host!r} is not an address of this machine.") from None
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise ConfigError(f"port {port} on {host} is busy (another program listens there); "
+                              "choose another with port=N.") from None
+        raise ConfigError(f"cannot listen on {host}:{port}: {error.strerror}.") from None
+    return sock
+
+
+def is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def main(argv: list[str]) -> None:
+    def session():
+        cfg = load_config(argv)
+        torch.set_num_threads(1)  # one search per request; several requests share the cores
+        sock = listen(cfg.host, cfg.port)
+        app = create_app(cfg.max_sessions, cfg.max_simulations)
+        host, port = sock.getsockname()[:2]
+        shown = f"[{host}]" if ":" in host else host
+        if not is_loopback(host):
+            print(f"warning: listening on {host}, not only this machine: anyone who reaches it "
+                  "can play on this board and use its CPU.", flush=True)
+        print(f"Serving the board at http://{shown}:{port}/ (Ctrl-C stops it).", flush=True)
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+    run_or_exit(session)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,50 @@
+"""The agent behind a game session, searched on request.
+
+A network player (alphazero.players.checkpoint_player: the checkpoint's weights and the
+discount it was trained with) is searched with a fresh BatchedSearch of one tree per
+request, so the page can read the root's visit shares, its value and the principal
+variation. Without a network the agent is pure MCTS (random rollouts; the yardstick of
+`evaluate`), whose line is its one chosen move. Each request says how many simulations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from alphazero.mcts import BatchedSearch
+from alphazero.players import AlphaZeroPlayer
+from alphazero.pure_mcts import PureMCTS
+
+
+@dataclass
+class Thought:
+    action: int            # the move the agent would play (the most visited)
+    value: float           # the root's value for the side to move, in [-1, 1]
+    visits: np.ndarray     # [num_actions] visit counts at the root
+    line: list[int]        # the principal variation, starting with `action`
+
+
+class Agent:
+    """`player` None: pure MCTS. `label` names the agent in the page."""
+
+    def __init__(self, game, player: AlphaZeroPlayer | None, label: str, seed: int = 0):
+        self.game, self.player, self.label, self.seed = game, player, label, seed
+
+    def think(self, state: np.ndarray, simulations: int) -> Thought:
+        if self.player is None:
+            return self._pure_thought(state, simulations)
+        return self._network_thought(state, simulations)
+
+    def _network_thought(self, state, simulations: int) -> Thought:
+        search = BatchedSearch(self.game, 1, simulations, self.player.search_config, seed=self.seed)
+        search.set_root(0, state)
+        search.run(self.player.inference)
+        line = search.principal_variation(0)  # starts with the most visited move
+        return Thought(line[0], float(search.root_values()[0]), search.visit_counts()[0], line)
+
+    def _pure_thought(self, state, simulations: int) -> Thought:
+        mcts = PureMCTS(self.game, simulations, seed=self.seed)
+        visits, values = mcts.search(state[None])
+        action = int(mcts.best_actions_from(visits)[0])
+        return Thought(action, float(2.0 * values[0] - 1.0), visits[0].astype(np.float32), [action])

@@ -1,0 +1,271 @@
+"""The web app: a page (alphazero/serve/web/) and plain JSON endpoints over game sessions.
+
+Every endpoint answers JSON; a refused request gets {"error": sentence} with a 4xx status
+and changes nothing. Searches run in worker threads, one at a time per session (a second
+request while one runs is refused with 409), so the event loop, the page and other sessions
+stay responsive. Sessions live in memory; past `max_sessions` the least recently used idle
+one is dropped.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from alphazero import checkpoint
+from alphazero.config import ConfigError
+from alphazero.players import checkpoint_player, default_checkpoint
+from alphazero.serve.agent import Agent
+from alphazero.serve.catalog import (CatalogError, Preset, checkpoint_roots, display_path,
+                                     list_checkpoints, load_presets, resolve_checkpoint)
+from alphazero.serve.session import GameSession, Refusal
+from games import GameError, make_game
+
+WEB_DIR = Path(__file__).resolve().parent / "web"
+MAX_BODY_BYTES = 64 * 1024
+MAX_SETUP_MOVES = 2000
+SHIPPED, PURE = "shipped", "pure"  # the network choices besides a checkpoint path
+SEATS = {"first": {0}, "second": {1}, "both": {0, 1}}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class LiveSession:
+    """A GameSession with its lock (one search or change at a time) and last use."""
+
+    def __init__(self, session: GameSession):
+        self.session = session
+        self.lock = asyncio.Lock()
+        self.used = time.monotonic()
+
+
+class Server:
+    def __init__(self, max_sessions: int, max_simulations: int):
+        self.presets: dict[str, Preset] = load_presets()
+        base = next(iter(self.presets.values())).cfg
+        self.roots = checkpoint_roots(base)
+        self.max_sessions, self.max_simulations = max_sessions, max_simulations
+        self.sessions: OrderedDict[str, LiveSession] = OrderedDict()
+        self.players: OrderedDict[tuple, object] = OrderedDict()  # loaded networks, shared
+
+    # --- endpoints ---------------------------------------------------------------------------
+    async def options(self, request: Request) -> JSONResponse:
+        return JSONResponse({
+            "games": [{"key": p.key, "game_name": p.game_name, "params": p.params,
+                       "simulations": p.simulations, "shipped": self.shipped(p)}
+                      for p in self.presets.values()],
+            "checkpoints": list_checkpoints(self.roots),
+            "max_simulations": self.max_simulations,
+        })
+
+    async def new_game(self, request: Request) -> JSONResponse:
+        body = await json_body(request)
+        preset = self.presets.get(body.get("game"))
+        if preset is None:
+            raise ApiError(400, f"unknown game {str(body.get('game'))[:40]!r}; choose one of: "
+                                f"{', '.join(self.presets)}.")
+        humans = SEATS.get(body.get("colour", "first"))
+        if humans is None:
+            raise ApiError(400, "colour must be first (black), second (white) or both (analysis).")
+        simulations = self.simulations(body.get("simulations", preset.simulations))
+        params = body.get("params", preset.params)
+        if not isinstance(params, dict) or len(json.dumps(params)) > 1000:
+            raise ApiError(400, "params must be an object of the game's parameters.")
+        moves = setup_moves(body.get("moves", []))
+        seed = body.get("seed")
+        if seed is not None and not (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
+            raise ApiError(400, "seed must be a whole number of at least 0, or left out.")
+        try:
+            game = make_game(preset.game_name, **params)
+            agent = await asyncio.to_thread(self.agent_for, preset, game, body.get("network", SHIPPED))
+            state = game.new_state(np.random.default_rng(seed))
+            session = GameSession(preset.key, game, state, agent, humans, simulations)
+            session.setup(moves)
+        except (GameError, CatalogError, checkpoint.CheckpointError, ConfigError, Refusal) as error:
+            raise ApiError(400, str(error)) from None
+        key = self.store(session)
+        return JSONResponse({"id": key, **session.view()})
+
+    async def show(self, request: Request) -> JSONResponse:
+        return JSONResponse(self.live(request).session.view())
+
+    async def move(self, request: Request) -> JSONResponse:
+        body = await json_body(request)
+        live = self.idle(request)
+        refused(lambda: live.session.human_move(body.get("action"), body.get("player")))
+        return JSONResponse(live.session.view())
+
+    async def undo(self, request: Request) -> JSONResponse:
+        live = self.idle(request)
+        refused(live.session.undo)
+        return JSONResponse(live.session.view())
+
+    async def agent_move(self, request: Request) -> JSONResponse:
+        """The agent's move for the side to move: on its turn, or in analysis on request."""
+        body = await json_body(request)
+        live = self.idle(request)
+        session = live.session
+        simulations = self.simulations(body.get("simulations", session.simulations))
+        if not (session.agent_to_move() or len(session.humans) == 2):
+            raise ApiError(409, "it is your turn, not the agent's.")
+        async with live.lock:
+            state = session.state.copy()
+            thought = await asyncio.to_thread(refused, lambda: session.think(simulations))
+            session.play_thought(thought)
+        return JSONResponse({**session.view(), "thought": session.thought_view(thought, state)})
+
+    async def analyse(self, request: Request) -> JSONResponse:
+        body = await json_body(request)
+        live = self.idle(request)
+        session = live.session
+        simulations = self.simulations(body.get("simulations", session.simulations))
+        async with live.lock:
+            state = session.state.copy()
+            thought = await asyncio.to_thread(refused, lambda: session.think(simulations))
+        return JSONResponse(session.thought_view(thought, state))
+
+    # --- sessions ----------------------------------------------------------------------------
+    def store(self, session: GameSession) -> str:
+        while len(self.sessions) >= self.max_sessions:
+            idle = next((k for k, s in self.sessions.items() if not s.lock.locked()), None)
+            if idle is None:
+                raise ApiError(503, "every game session is busy; try again in a moment.")
+            del self.sessions[idle]
+        key = secrets.token_urlsafe(12)
+        self.sessions[key] = LiveSession(session)
+        return key
+
+    def live(self, request: Request) -> LiveSession:
+        key = request.path_params["key"]
+        live = self.sessions.get(key)
+        if live is None:
+            raise ApiError(404, "no such game (the server may have restarted); start a new game.")
+        self.sessions.move_to_end(key)
+        live.used = time.monotonic()
+        return live
+
+    def idle(self, request: Request) -> LiveSession:
+        live = self.live(request)
+        if live.lock.locked():
+            raise ApiError(409, "the agent is still thinking about this game; wait for it.")
+        return live
+
+    def simulations(self, value) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= self.max_simulations:
+            raise ApiError(400, f"simulations must be a whole number from 1 to {self.max_simulations}.")
+        return value
+
+    # --- agents ------------------------------------------------------------------------------
+    def agent_for(self, preset: Preset, game, network) -> Agent:
+        """The agent of a new session: pure MCTS, the shipped network, or a checkpoint file."""
+        if network == PURE:
+            return Agent(game, None, "pure MCTS")
+        if network == SHIPPED:
+            path = default_checkpoint(game.name, game.params())
+            if path is None:
+                raise CatalogError(f"no network is shipped for {game.name} {game.params()}; "
+                                   "choose a checkpoint file or pure MCTS.")
+        else:
+            path = resolve_checkpoint(network, self.roots)
+        return Agent(game, self.player(preset, game, path), display_path(path))
+
+    @staticmethod
+    def shipped(preset: Preset) -> str | None:
+        path = default_checkpoint(preset.game_name, make_game(preset.game_name, **preset.params).params())
+        return display_path(path) if path else None
+
+    def player(self, preset: Preset, game, path: Path):
+        key = (str(path), path.stat().st_mtime_ns, game.name, json.dumps(game.params(), sort_keys=True))
+        if key not in self.players:
+            saved = checkpoint.load(path)
+            self.players[key] = checkpoint_player(game, preset.cfg, saved, path)
+            if len(self.players) > 8:
+                self.players.popitem(last=False)
+        self.players.move_to_end(key)
+        return self.players[key]
+
+
+def refused(action):
+    """Run a session change; its Refusal becomes a 400 answer."""
+    try:
+        return action()
+    except Refusal as error:
+        raise ApiError(400, str(error)) from None
+
+
+def setup_moves(value) -> list[str]:
+    """A move list from the page: a list of moves, or one string split at spaces and commas."""
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    if not isinstance(value, list) or not all(isinstance(m, (str, int)) and not isinstance(m, bool)
+                                              for m in value):
+        raise ApiError(400, "moves must be a list of moves in the game's notation, such as F5 or 4.")
+    if len(value) > MAX_SETUP_MOVES:
+        raise ApiError(400, f"at most {MAX_SETUP_MOVES} set-up moves.")
+    return [str(m) for m in value]
+
+
+async def json_body(request: Request) -> dict:
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+        raise ApiError(413, f"the request body must be at most {MAX_BODY_BYTES} bytes.")
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise ApiError(413, f"the request body must be at most {MAX_BODY_BYTES} bytes.")
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "the request body is not valid JSON.") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the request body must be a JSON object.")
+    return body
+
+
+async def api_error(request: Request, error: ApiError) -> JSONResponse:
+    return JSONResponse({"error": str(error)}, status_code=error.status)
+
+
+async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+    return JSONResponse({"error": error.detail}, status_code=error.status_code)
+
+
+async def internal_error(request: Request, error: Exception) -> JSONResponse:
+    # A bug must not take the server down: the page gets a sentence, the server goes on.
+    return JSONResponse({"error": f"internal error: {type(error).__name__}: {error}"}, status_code=500)
+
+
+def create_app(max_sessions: int = 64, max_simulations: int = 20000) -> Starlette:
+    server = Server(max_sessions, max_simulations)
+    game = "/api/games/{key:str}"
+    routes = [
+        Route("/", lambda request: FileResponse(WEB_DIR / "index.html")),
+        Mount("/static", StaticFiles(directory=WEB_DIR), name="static"),
+        Route("/api/options", server.options),
+        Route("/api/games", server.new_game, methods=["POST"]),
+        Route(game, server.show),
+        Route(game + "/move", server.move, methods=["POST"]),
+        Route(game + "/undo", server.undo, methods=["POST"]),
+        Route(game + "/agent", server.agent_move, methods=["POST"]),
+        Route(game + "/analyse", server.analyse, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes, exception_handlers={
+        ApiError: api_error, HTTPException: http_error, Exception: internal_error})
+    app.state.server = server
+    return app

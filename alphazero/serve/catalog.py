@@ -1,0 +1,91 @@
+"""What the page offers: the games (every preset of conf/game/ and every registered game),
+each with the config `play` would compose for it, and the checkpoint files a session may load.
+
+A checkpoint path from a request is accepted only when it resolves (symbolic links
+followed) to a `.pt` file inside one of the project's checkpoint folders.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig, OmegaConf
+
+from alphazero.players import PRETRAINED_DIR
+from games import game_names
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+PROJECT_CHECKPOINTS = PRETRAINED_DIR.parent
+NOT_NETWORKS = ("replay",)  # checkpoints/<run>/replay.pt holds a replay buffer, not a network
+
+
+class CatalogError(ValueError):
+    """A game or checkpoint the server does not offer; one sentence for the page."""
+
+
+@dataclass
+class Preset:
+    key: str            # the name in the page: a conf/game/ file, or a registered game's name
+    game_name: str
+    params: dict        # the game's parameters as configured (the page may change them)
+    simulations: int    # the default strength: the game's playing budget
+    cfg: DictConfig     # what `python -m alphazero.play game=<key>` composes
+
+
+def compose_play(overrides: list[str]) -> DictConfig:
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        return compose(config_name="play", overrides=overrides)
+
+
+def playing_budget(cfg: DictConfig) -> int:
+    return int(OmegaConf.select(cfg, "game.play_simulations", default=None) or cfg.mcts.simulations)
+
+
+def load_presets() -> dict[str, Preset]:
+    presets = {}
+    for path in sorted((CONF_DIR / "game").glob("*.yaml")):
+        cfg = compose_play([f"game={path.stem}"])
+        presets[path.stem] = Preset(path.stem, cfg.game.name,
+                                    OmegaConf.to_container(cfg.game.params), playing_budget(cfg), cfg)
+    configured = {p.game_name for p in presets.values()}
+    base = compose_play([])
+    for name in game_names():
+        if name not in configured:  # a game with no config file plays with its own defaults
+            presets[name] = Preset(name, name, {}, playing_budget(base), base)
+    return presets
+
+
+def checkpoint_roots(cfg: DictConfig) -> list[Path]:
+    """The shipped networks' folder's parent, and training's checkpoint folder."""
+    roots = [PROJECT_CHECKPOINTS.resolve(), Path(cfg.train.checkpoint_dir).resolve()]
+    return list(dict.fromkeys(roots))
+
+
+def list_checkpoints(roots: list[Path]) -> list[str]:
+    found = []
+    for root in roots:
+        for path in sorted(root.rglob("*.pt")):
+            if path.is_file() and not path.name.startswith((".", *NOT_NETWORKS)):
+                found.append(display_path(path))
+    return list(dict.fromkeys(found))
+
+
+def display_path(path: Path) -> str:
+    """A path as the page shows and sends it back: relative to the working folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path.resolve())
+
+
+def resolve_checkpoint(text, roots: list[Path]) -> Path:
+    if not isinstance(text, str) or not text or len(text) > 1000 or "\x00" in text:
+        raise CatalogError("the checkpoint must be a path such as checkpoints/pretrained/connect6.pt.")
+    path = Path(text).resolve()
+    if not any(path.is_relative_to(root) for root in roots):
+        raise CatalogError(f"{text} is outside the checkpoint folders "
+                           f"({', '.join(display_path(r) for r in roots)}); only those are served.")
+    if path.suffix != ".pt" or not path.is_file():
+        raise CatalogError(f"there is no checkpoint file {text}.")
+    return path
