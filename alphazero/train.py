@@ -130,7 +130,9 @@ class TrainingRun:
             return RayPool(self.spec, self.cfg.selfplay.workers, pool.address, pool.num_cpus,
                            pool.num_gpus)
         workers = worker_count(self.cfg.selfplay.workers)
-        return InlinePool(self.spec) if workers == 0 else LocalPool(self.spec, workers)
+        if workers == 0:
+            return InlinePool(self.spec)
+        return LocalPool(self.spec, workers, pool.max_games_in_flight)
 
     def finished(self, started: float) -> bool:
         t = self.cfg.train
