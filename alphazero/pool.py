@@ -27,7 +27,12 @@ from dataclasses import dataclass
 
 import torch
 
-from alphazero.inference_service import RemoteEvaluator, SharedBlock, newest_weights, service_main
+from alphazero.inference_service import (
+    RemoteEvaluator,
+    SharedBlock,
+    newest_weights,
+    service_main,
+)
 from alphazero.mcts import SearchConfig
 from alphazero.network import Inference, build_model, select_device
 from alphazero.selfplay import GameRecord, SelfPlayConfig, SelfPlayWorker
