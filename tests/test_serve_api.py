@@ -1,0 +1,276 @@
+"""The web board's JSON API (alphazero.serve): games, moves, undo, analysis, and refusals of
+forged requests that leave the game as it was."""
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+
+from alphazero.mcts import BatchedSearch
+from alphazero.players import PRETRAINED_DIR
+from alphazero.serve.__main__ import listen, load_config
+from alphazero.serve.app import create_app
+from alphazero.serve.board_view import board_view
+from alphazero.serve.catalog import CatalogError, resolve_checkpoint
+from alphazero.config import ConfigError
+from games import ONGOING, game_names, make_game
+
+ROOT = Path(__file__).resolve().parents[1]
+OTHELLO_PASS = "d3 c3 e6 d2 d1 e1 b3 c1"  # classic Othello: black has no move after these
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(max_sessions=8, max_simulations=50_000)) as test_client:
+        yield test_client
+
+
+def new_game(client, **body):
+    body = {"network": "pure", "simulations": 8, **body}
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+def refused(response, status: int, words: str) -> str:
+    assert response.status_code == status, response.json()
+    message = response.json()["error"]
+    assert words in message, message
+    return message
+
+
+def test_every_registered_game_is_offered_and_drawn_through_the_contract(client):
+    options = client.get("/api/options").json()
+    offered = {g["game_name"] for g in options["games"]}
+    assert set(game_names()) <= offered
+    assert {"connect6", "connect4", "connect4_classic", "othello", "othello_standard"} <= {
+        g["key"] for g in options["games"]}
+    assert "checkpoints/pretrained/connect6.pt" in options["checkpoints"]
+    rng = np.random.default_rng(0)
+    for name in game_names():  # random games to the end: every legal move has a cell or a button
+        game = make_game(name)
+        state = game.new_state(rng)
+        while game.status(state) == ONGOING:
+            if game.kernels["ply"](state) % 5 == 0 or len(game.legal_list(state)) == 1:
+                view = board_view(game, state)
+                assert sorted([*view.targets, *view.buttons]) == game.legal_list(state)
+                assert all("".join(view.rows)[c] == "." for c in view.targets.values())
+            game.play(state, int(rng.choice(game.legal_list(state))))
+
+
+def test_a_game_against_the_agent_connect6_turns_and_undo(client):
+    game = new_game(client, game="connect6", colour="first")
+    key, cell = game["id"], game["targets"]["44"]
+    assert game["to_move"] == 0 and not game["agent_to_move"] and len(game["targets"]) == 100
+    after = client.post(f"/api/games/{key}/move", json={"action": 44, "player": 0}).json()
+    assert "X" == "".join(after["rows"])[cell] and after["agent_to_move"] and after["last_cell"] == cell
+    first = client.post(f"/api/games/{key}/agent", json={}).json()
+    assert first["agent_to_move"]  # a Connect6 turn is two stones
+    second = client.post(f"/api/games/{key}/agent", json={}).json()
+    assert not second["agent_to_move"] and [m["mover"] for m in second["moves"]] == [0, 1, 1]
+    refused(client.post(f"/api/games/{key}/agent", json={}), 409, "your turn")
+    legal = [int(a) for a in second["targets"]]
+    one = client.post(f"/api/games/{key}/move", json={"action": legal[0], "player": 0}).json()
+    assert one["to_move"] == 0 and len(one["moves"]) == 4  # the second stone is still black's
+    undone = client.post(f"/api/games/{key}/undo").json()
+    assert len(undone["moves"]) == 3  # back to the start of black's turn
+    undone = client.post(f"/api/games/{key}/undo").json()
+    assert undone["moves"] == [] and undone["to_move"] == 0  # the agent's turn went with black's
+    refused(client.post(f"/api/games/{key}/undo"), 400, "no move of yours")
+
+
+def test_the_agent_opens_when_the_person_plays_second_and_undo_keeps_its_opening(client):
+    game = new_game(client, game="connect4_classic", colour="second")
+    key = game["id"]
+    assert game["agent_to_move"]
+    refused(client.post(f"/api/games/{key}/move", json={"action": 3, "player": 0}), 400,
+            "black is the agent's side")
+    refused(client.post(f"/api/games/{key}/undo"), 400, "no move of yours")
+    view = client.post(f"/api/games/{key}/agent", json={"simulations": 20}).json()
+    assert view["to_move"] == 1 and len(view["moves"]) == 1 and view["thought"]["line"]
+    view = client.post(f"/api/games/{key}/move", json={"action": 0, "player": 1}).json()
+    view = client.post(f"/api/games/{key}/agent", json={}).json()
+    assert len(client.post(f"/api/games/{key}/undo").json()["moves"]) == 1
+
+
+def test_forged_and_illegal_requests_are_refused_and_change_nothing(client):
+    key = new_game(client, game="connect4_classic", colour="first", moves="4 4 4 4 4 4")["id"]
+    before = client.get(f"/api/games/{key}").json()
+    move = f"/api/games/{key}/move"
+    refused(client.post(move, json={"action": 7, "player": 0}), 400, "off the board")
+    refused(client.post(move, json={"action": -1, "player": 0}), 400, "off the board")
+    refused(client.post(move, json={"action": 10**12, "player": 0}), 400, "off the board")
+    refused(client.post(move, json={"action": "3", "player": 0}), 400, "action number")
+    refused(client.post(move, json={"action": True, "player": 0}), 400, "action number")
+    refused(client.post(move, json={"action": 2.5, "player": 0}), 400, "action number")
+    refused(client.post(move, json={"action": 2, "player": 1}), 400, "black's turn, not white's")
+    refused(client.post(move, json={"action": 2, "player": "black"}), 400, "0 (black) or 1")
+    refused(client.post(move, json={"action": 3, "player": 0}), 400, "not a legal move")  # full
+    refused(client.post(move, content=b"{not json"), 400, "not valid JSON")
+    refused(client.post(move, content=b"[1, 2]"), 400, "JSON object")
+    refused(client.post(move, content=b"\xff\xfe"), 400, "not valid JSON")
+    refused(client.post(move, content=b"{}" + b" " * 70_000), 413, "at most")
+    refused(client.post(f"/api/games/{key}/analyse", json={"simulations": 0}), 400, "simulations")
+    refused(client.post(f"/api/games/{key}/analyse", json={"simulations": 10**9}), 400, "simulations")
+    refused(client.post(f"/api/games/{key}/analyse", json={"simulations": "many"}), 400, "simulations")
+    refused(client.post("/api/games/nosuchgame/move", json={"action": 1, "player": 0}), 404, "no such game")
+    refused(client.get("/api/nothing"), 404, "Not Found")
+    assert client.get(f"/api/games/{key}").json() == before
+
+
+def test_new_game_requests_are_checked(client):
+    games = "/api/games"
+    refused(client.post(games, json={"game": "chess"}), 400, "unknown game 'chess'")
+    refused(client.post(games, json={"game": "connect6", "params": {"size": 40}}), 400, "size=40")
+    refused(client.post(games, json={"game": "connect6", "params": [1]}), 400, "params")
+    refused(client.post(games, json={"game": "connect6", "colour": "red"}), 400, "colour")
+    refused(client.post(games, json={"game": "connect6", "moves": "F5 F5"}), 400, "move 2: F5 is already occupied")
+    refused(client.post(games, json={"game": "connect6", "moves": {"a": 1}}), 400, "moves must be")
+    refused(client.post(games, json={"game": "othello_standard", "network": "shipped"}), 400,
+            "no network is shipped")
+    for forged in ("../../../../etc/passwd", "/etc/passwd", "checkpoints/../pyproject.toml",
+                   str(ROOT / "conf" / "play.yaml")):
+        refused(client.post(games, json={"game": "connect6", "network": forged}), 400,
+                "outside the checkpoint folders")
+    refused(client.post(games, json={"game": "connect6", "network": "checkpoints/none.pt"}), 400,
+            "no checkpoint file")
+    refused(client.post(games, json={"game": "connect6", "network": "checkpoints/pretrained/othello.pt"}),
+            400, "is for othello")
+
+
+def test_checkpoints_resolve_inside_the_checkpoint_folders_only(tmp_path):
+    inside = tmp_path / "checkpoints" / "run"
+    inside.mkdir(parents=True)
+    (inside / "latest.pt").write_bytes(b"x")
+    outside = tmp_path / "secret.pt"
+    outside.write_bytes(b"x")
+    (inside / "link.pt").symlink_to(outside)
+    roots = [PRETRAINED_DIR.parent, tmp_path / "checkpoints"]
+    assert resolve_checkpoint(str(inside / "latest.pt"), roots) == inside / "latest.pt"
+    for forged in (str(outside), str(inside / "link.pt"), str(inside / ".." / ".." / "secret.pt"), "",
+                   None, 5, "a\x00b"):
+        with pytest.raises(CatalogError):
+            resolve_checkpoint(forged, roots)
+
+
+def test_analysis_with_the_shipped_network_changes_nothing(client):
+    game = client.post("/api/games", json={"game": "connect6", "network": "shipped", "colour": "both",
+                                           "simulations": 32, "moves": "F5 E6 E5"}).json()
+    key = game["id"]
+    thought = client.post(f"/api/games/{key}/analyse", json={}).json()
+    assert -1 <= thought["value_black"] <= 1 and thought["visits"] == 31
+    assert abs(sum(thought["shares"].values()) - 1) < 1e-3
+    assert set(thought["shares"]) <= set(game["targets"])
+    assert len(thought["line"]) >= 2 and thought["line"][0] == thought["move"]
+    assert thought["line_movers"][:2] == [0, 0] and thought["line_cells"][0] is not None
+    assert client.get(f"/api/games/{key}").json() == {k: v for k, v in game.items() if k != "id"}
+    # analysis mode: the agent moves only when asked, for either side, and undo takes one turn
+    view = client.post(f"/api/games/{key}/agent", json={"simulations": 8}).json()
+    assert len(view["moves"]) == 4 and view["to_move"] == 0
+    assert len(client.post(f"/api/games/{key}/undo").json()["moves"]) == 3
+
+
+def test_othello_pass_is_a_button_and_the_end_has_a_result(client):
+    game = new_game(client, game="othello_standard", colour="first", moves=OTHELLO_PASS)
+    assert game["targets"] == {} and game["buttons"] == {"64": "pass"} and game["to_move"] == 0
+    view = client.post(f"/api/games/{game['id']}/move", json={"action": 64, "player": 0}).json()
+    assert view["moves"][-1]["text"] == "pass" and view["agent_to_move"]
+    while view["status"] == "ongoing":
+        if view["agent_to_move"]:
+            view = client.post(f"/api/games/{game['id']}/agent", json={"simulations": 4}).json()
+        else:
+            action = int(next(iter(view["targets"] or view["buttons"])))
+            view = client.post(f"/api/games/{game['id']}/move", json={"action": action, "player": 0}).json()
+    assert view["result"].endswith(("You win!", "The agent wins.", "Draw."))
+    refused(client.post(f"/api/games/{game['id']}/analyse", json={}), 400, "game is over")
+
+
+def test_sessions_are_independent_and_a_search_blocks_only_its_own(client):
+    slow = new_game(client, game="connect6", colour="second")["id"]
+    other = new_game(client, game="connect6", colour="first")["id"]
+    agent = client.app.state.server.sessions[slow].session.agent
+    searching, release = threading.Event(), threading.Event()
+    think = agent.think
+
+    def held_think(state, simulations):  # a search that lasts until the test releases it
+        searching.set()
+        release.wait(30)
+        return think(state, simulations)
+
+    agent.think = held_think
+    answer = {}
+    thread = threading.Thread(target=lambda: answer.update(
+        client.post(f"/api/games/{slow}/agent", json={}).json()))
+    thread.start()
+    try:
+        assert searching.wait(30)
+        refused(client.post(f"/api/games/{slow}/undo"), 409, "still thinking")
+        refused(client.post(f"/api/games/{slow}/analyse", json={}), 409, "still thinking")
+        refused(client.post(f"/api/games/{slow}/move", json={"action": 0, "player": 0}), 409,
+                "still thinking")
+        view = client.post(f"/api/games/{other}/move", json={"action": 0, "player": 0}).json()
+        assert len(view["moves"]) == 1 and client.get(f"/api/games/{slow}").json()["moves"] == []
+    finally:
+        release.set()
+        thread.join()
+    assert len(answer["moves"]) == 1 and client.get(f"/api/games/{other}").json()["moves"] == view["moves"]
+
+
+def test_old_sessions_make_room_for_new_ones(client):
+    keys = [new_game(client, game="connect4_classic")["id"] for _ in range(9)]
+    assert client.get(f"/api/games/{keys[0]}").status_code == 404
+    assert client.get(f"/api/games/{keys[-1]}").status_code == 200
+
+
+def test_principal_variation_follows_the_most_visited_children():
+    from alphazero.mcts import SearchConfig
+    game = make_game("connect4", rows=6, cols=7, forbidden=None)
+
+    def uniform(planes, legal):
+        return legal / legal.sum(axis=1, keepdims=True), np.zeros(len(planes), dtype=np.float32)
+
+    search = BatchedSearch(game, 1, 200, SearchConfig())
+    search.set_root(0, game.new_state())
+    search.run(uniform)
+    line = search.principal_variation(0)
+    visits = search.visit_counts()[0]
+    assert len(line) >= 2 and visits[line[0]] == visits.max()
+    state = game.new_state()
+    for action in line:
+        assert game.legal_mask(state)[action]
+        game.play(state, action)
+
+
+def test_command_line_settings_and_a_busy_port_are_one_sentence():
+    with pytest.raises(ConfigError, match="port must be a whole number"):
+        load_config(["port=99999"])
+    with pytest.raises(ConfigError, match="bad setting"):
+        load_config(["colour=red"])
+    taken = listen("127.0.0.1", 0)
+    port = taken.getsockname()[1]
+    try:
+        with pytest.raises(ConfigError, match=f"port {port} on 127.0.0.1 is busy"):
+            listen("127.0.0.1", port)
+    finally:
+        taken.close()
+
+
+def test_the_server_starts_on_loopback_and_says_where():
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    server = subprocess.Popen([sys.executable, "-m", "alphazero.serve", "port=0"], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("Serving the board at http://127.0.0.1:"), line + server.stderr.read()
+        url = line.split()[4]
+        import urllib.request
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert b"/static/app.js" in page.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
