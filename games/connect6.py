@@ -4,29 +4,24 @@ more in a row (overlines included) wins at once, a full board is a draw.
 One action is one stone (action = row * size + col, row 0 at the top), so a turn is two
 actions by the same side and `ply` counts stones.
 
-State (int16): a header, then the board padded with a sentinel row above and below and one
-sentinel column (shared by the right and left edges, as in Go engines), so that walking
-along a line from any cell stops at a sentinel without bounds checks. Header fields:
+State (int16): a header, then the padded board of games.stone_board. Header fields:
 board size, ply, status, the opponent's last-turn stones (two padded cells, sorted, -1 when
 absent) and the mover's stone already placed this turn (-1 when none).
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from numba import njit
 
-from games.base import DRAW, ONGOING, STATUS_NAMES, Game, GameError, check_param_names, int_param
+from games.base import DRAW, ONGOING, Game, check_param_names, int_param
 from games.rng import rand_below
+from games.stone_board import (COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard, add_to_lines,
+                               board_symmetries, legal_cells, line_block, padded_cell,
+                               run_through)
 
 SIZE, PLY, STATUS, OPP_A, OPP_B, OWN, BOARD = range(7)
-EMPTY, BLACK, WHITE, EDGE = 0, 1, 2, 3
 NONE = -1
 ROW_TO_WIN = 6
-COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRST"  # Go style: no I
-SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
-COLOUR_NAMES = {BLACK: "Black (X)", WHITE: "White (O)"}
 
 
 # ---------------------------------------------------------------- Numba kernels
@@ -39,24 +34,10 @@ def _mover(ply):
 
 
 @njit(cache=True, inline="always")
-def _padded(size, action):
-    return (action // size + 1) * (size + 1) + action % size
-
-
-@njit(cache=True, inline="always")
 def _makes_six(board, cell, colour, width):
     """Whether the stone of `colour` just placed on `cell` completes six or more in a row."""
     for step in (1, width, width + 1, width - 1):
-        run = 1
-        other = cell + step
-        while board[other] == colour:
-            run += 1
-            other += step
-        other = cell - step
-        while board[other] == colour:
-            run += 1
-            other -= step
-        if run >= ROW_TO_WIN:
+        if run_through(board, cell, colour, step) >= ROW_TO_WIN:
             return True
     return False
 
@@ -76,16 +57,7 @@ def _remember(state, ply, cell):
 @njit(cache=True)
 def legal_actions(state, mask):
     size = state[SIZE]
-    board = state[BOARD:]
-    ongoing = state[STATUS] == ONGOING
-    count = 0
-    for row in range(size):
-        base = (row + 1) * (size + 1)
-        for col in range(size):
-            free = ongoing and board[base + col] == EMPTY
-            mask[row * size + col] = free
-            count += free
-    return count
+    return legal_cells(state[BOARD:], size, size, state[STATUS] == ONGOING, mask)
 
 
 @njit(cache=True)
@@ -94,7 +66,7 @@ def play(state, action):
     board = state[BOARD:]
     ply_now = state[PLY]
     colour = _mover(ply_now) + 1
-    cell = _padded(size, action)
+    cell = padded_cell(size, action)
     board[cell] = colour
     _remember(state, ply_now, cell)
     state[PLY] = ply_now + 1
@@ -140,10 +112,7 @@ def encode(state, out):
             out[plane, cell // width - 1, cell % width] = 1.0
 
 
-# random_playout works in uint64: Numba skips its negative-index wraparound fix-up for
-# unsigned indices, which is worth about 10% in this loop.
-U1, U2, U4, U5 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(5)
-HALF_WORD, LOW_FIVE_BITS = np.uint64(32), np.uint64(31)
+U5, LOW_FIVE_BITS = np.uint64(5), np.uint64(31)
 
 
 @njit(cache=True, inline="always")
@@ -154,26 +123,10 @@ def _holds_six(word):
 
 
 @njit(cache=True, inline="always")
-def _add_to_lines(lines, base, size, row, col):
-    """Set a stone's bit in its row, column and two diagonal masks (one colour's block of
-    6*size-2 masks from `base`: rows, columns, then the diagonals by row-col and by row+col);
-    nonzero when one of them now holds six in a row."""
-    at_row = base + row
-    at_col = base + size + col
-    at_diag = base + U2 * size + size - U1 + row - col  # wraps below zero and back: fine
-    at_anti = base + U4 * size - U1 + row + col
-    col_bit = U1 << col
-    by_row = lines[at_row] | col_bit
-    by_col = lines[at_col] | (U1 << row)
-    by_diag = lines[at_diag] | col_bit
-    by_anti = lines[at_anti] | col_bit
-    lines[at_row] = by_row
-    lines[at_col] = by_col
-    lines[at_diag] = by_diag
-    lines[at_anti] = by_anti
-    # Two lines per test: each mask has at most 19 bits, so 13 zero bits keep them apart.
-    return (_holds_six(by_row | (by_col << HALF_WORD))
-            | _holds_six(by_diag | (by_anti << HALF_WORD)))
+def _add_stone(lines, base, size, row, col):
+    """Add a stone to its line masks; nonzero when one of its lines now holds six in a row."""
+    lines_a, lines_b = add_to_lines(lines, base, size, size, row, col)
+    return _holds_six(lines_a) | _holds_six(lines_b)
 
 
 @njit(cache=True)
@@ -185,7 +138,7 @@ def random_playout(state, rng):
     size = state[SIZE]
     width = size + 1
     board = state[BOARD:]
-    block = 6 * size - 2
+    block = line_block(size, size)
     scratch = np.zeros(size * size + 2 * block, dtype=np.uint64)
     empties = scratch[:size * size]
     lines = scratch[size * size:]
@@ -196,8 +149,8 @@ def random_playout(state, rng):
             empties[count] = row * 32 + col  # kept only if the cell is empty (no branch)
             count += stone == EMPTY
             if stone != EMPTY:
-                _add_to_lines(lines, np.uint64((stone - 1) * block), np.uint64(size),
-                              np.uint64(row), np.uint64(col))
+                _add_stone(lines, np.uint64((stone - 1) * block), np.uint64(size),
+                           np.uint64(row), np.uint64(col))
     first_ply = state[PLY]
     placed = 0
     won = np.uint64(0)
@@ -209,7 +162,7 @@ def random_playout(state, rng):
         empties[pick] = empties[last]
         empties[last] = packed
         base = np.uint64(_mover(first_ply + placed) * block)
-        won = _add_to_lines(lines, base, np.uint64(size), packed >> U5, packed & LOW_FIVE_BITS)
+        won = _add_stone(lines, base, np.uint64(size), packed >> U5, packed & LOW_FIVE_BITS)
         placed += 1
     for k in range(placed):
         packed = np.int64(empties[count - 1 - k])
@@ -229,20 +182,11 @@ KERNELS = {"legal_actions": legal_actions, "play": play, "status": status, "to_m
 # ---------------------------------------------------------------- Python side
 
 
-def _square_symmetries(size: int) -> np.ndarray:
-    """int64[8, size*size]: cell i goes to cells[g, i]; rotations, then mirrored rotations."""
-    grid = np.arange(size * size).reshape(size, size)
-    cells = np.empty((8, size * size), dtype=np.int64)
-    for g in range(8):
-        image = np.rot90(grid, g % 4)
-        if g >= 4:
-            image = np.fliplr(image)
-        cells[g, image.ravel()] = np.arange(size * size)  # image[new] = old, so invert
-    return cells
-
-
-class Connect6(Game):
+class Connect6(StoneBoard, Game):
     name = "connect6"
+    title = "Connect6"
+    move_example = "F5"
+    board_start = BOARD
     planes = 4
     num_symmetries = 8
     state_dtype = np.int16
@@ -250,81 +194,31 @@ class Connect6(Game):
     def __init__(self, **params):
         check_param_names(self.name, params, ["size"])
         self.size = int_param(self.name, "size", params.get("size", 10), 6, 19)
-        self.height = self.width = self.size
+        self.rows = self.cols = self.height = self.width = self.size
         self.num_actions = self.size * self.size
         self.state_size = BOARD + (self.size + 2) * (self.size + 1)
         # AlphaZero's ~10 / typical legal moves; about two thirds of the board is empty.
         self.dirichlet_alpha = 15.0 / self.num_actions
         self.kernels = KERNELS
-        self._cells = _square_symmetries(self.size)
-        self._cells.setflags(write=False)
+        self.cells = board_symmetries(self.size, self.size)
+        self.cells.setflags(write=False)
 
     def params(self) -> dict:
         return {"size": self.size}
 
-    def _to_action(self, cell: int) -> int:
-        return (cell // (self.size + 1) - 1) * self.size + cell % (self.size + 1)
-
-    def _stones(self, state: np.ndarray) -> np.ndarray:
-        """The board as int16[size, size] of EMPTY, BLACK, WHITE."""
-        padded = state[BOARD:].reshape(self.size + 2, self.size + 1)
-        return padded[1:-1, :-1]
-
     def new_state(self, rng=None) -> np.ndarray:
-        state = np.full(self.state_size, EDGE, dtype=self.state_dtype)
-        state[:BOARD] = (self.size, 0, ONGOING, NONE, NONE, NONE)
-        self._stones(state)[:] = EMPTY
-        return state
-
-    def symmetries(self, state):
-        return self._cells, self._cells
+        return self.empty_board((self.size, 0, ONGOING, NONE, NONE, NONE))
 
     def transform_state(self, state: np.ndarray, g: int) -> np.ndarray:
-        cells = self._cells[g]
-        out = state.copy()
-        moved = np.empty(self.num_actions, dtype=self.state_dtype)
-        moved[cells] = self._stones(state).ravel()
-        self._stones(out)[:] = moved.reshape(self.size, self.size)
+        out = self.moved_stones(state, g)
         for field in (OPP_A, OPP_B, OWN):
             if state[field] != NONE:
-                out[field] = _padded(self.size, cells[self._to_action(int(state[field]))])
+                out[field] = self.moved_cell(int(state[field]), g)
         if out[OPP_B] != NONE and out[OPP_A] > out[OPP_B]:  # keep the pair sorted
             out[OPP_A], out[OPP_B] = out[OPP_B], out[OPP_A]
         return out
 
-    def format_move(self, state: np.ndarray, action: int) -> str:
-        row, col = divmod(int(action), self.size)
-        return f"{COLUMN_LETTERS[col]}{self.size - row}"
-
-    def parse_move(self, state: np.ndarray, text: str) -> int:
-        last = COLUMN_LETTERS[self.size - 1]
-        match = re.fullmatch(r"\s*([A-HJ-Z])([1-9]\d?)\s*", str(text).upper())
-        if not match:
-            raise GameError(f"'{text}' is not a Connect6 move; write a column letter "
-                            f"A to {last} (there is no I) and a row number, like F5.")
-        letter, number = match.group(1), int(match.group(2))
-        col = COLUMN_LETTERS.find(letter)
-        if not (0 <= col < self.size and 1 <= number <= self.size):
-            raise GameError(f"{letter}{number} is off the {self.size}x{self.size} board "
-                            f"(columns A to {last}, rows 1 to {self.size}).")
-        if state[STATUS] != ONGOING:
-            raise GameError(f"{letter}{number} cannot be played: the game is over.")
-        action = (self.size - number) * self.size + col
-        if self._stones(state).ravel()[action] != EMPTY:
-            raise GameError(f"{letter}{number} is already occupied.")
-        return action
-
-    def render(self, state: np.ndarray) -> str:
-        stones = self._stones(state)
-        lines = [f"{self.size - row:>2} " + " ".join(SYMBOLS[int(v)] for v in stones[row])
-                 for row in range(self.size)]
-        lines.append("   " + " ".join(COLUMN_LETTERS[:self.size]))
-        lines.append(self._turn_line(state))
-        return "\n".join(lines)
-
-    def _turn_line(self, state: np.ndarray) -> str:
-        if state[STATUS] != ONGOING:
-            return f"Game over after {state[PLY]} stones: {STATUS_NAMES[int(state[STATUS])]}."
+    def turn_line(self, state: np.ndarray) -> str:
         ply_now = int(state[PLY])
         colour = COLOUR_NAMES[int(to_move(state)) + 1]
         if ply_now == 0:
