@@ -4,25 +4,29 @@ KIND is one of
   search    batched PUCT with a free evaluator, per tree count (search and encoding alone)
   pure      pure-MCTS iterations/s next to the game core's random playouts/s, same process
   network   the 6-layer net's positions/s at batch 1, 64, 256 for each precision
-  selfplay  one self-play worker at the default settings, next to the bare network's
-            positions/s at the same batch and precision, measured in the same process
+  selfplay  self-play at the default settings, next to the bare network's positions/s at
+            the same batch and precision, measured in the same process; workers=N runs N
+            processes on one shared inference service (the default on a GPU)
   train     trainer samples/s at the default batch size
-Keys other than the bench's own (trees, simulations, iterations, seconds, batch, threads)
+Keys other than the bench's own (trees, simulations, iterations, seconds, batch, threads,
+workers, share, fast)
 are game parameters, e.g. `size=19`. Rows print as a table, or with --json as one JSON
 object each. `threads` sets torch's thread count (default: torch's own choice).
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
+import types
 
 import numpy as np
-
 import torch
 
 from alphazero.mcts import BatchedSearch, SearchConfig
 from alphazero.network import Inference, build_model, measure_inference
+from alphazero.pool import LocalPool, WorkerSpec, weights_to_bytes
 from alphazero.pure_mcts import PureMCTS
 from alphazero.selfplay import SelfPlayConfig, SelfPlayWorker
 from alphazero.trainer import Trainer, measure_training
@@ -117,39 +121,137 @@ def bench_network(game, options: dict) -> list[dict]:
     return rows
 
 
-def bench_selfplay(game, options: dict) -> list[dict]:
-    """Self-play at the default settings. `network_positions_per_s` is the bare network at
-    the same batch (games in parallel) and precision: the ceiling self-play can approach.
-    `share=` and `fast=` turn on playout cap randomisation (selfplay.full_search_share and
-    selfplay.fast_simulations)."""
-    seconds = float(options.get("seconds", 10.0))
+def _step_timers(search) -> dict:
+    """Time the search's two per-step kernels on this search object (its own copy of the
+    kernel namespace, so other searches are untouched); returns the running totals."""
+    totals = {"select_encode_s": 0.0, "expand_backup_s": 0.0}
+    kernels = types.SimpleNamespace(**vars(search.kernels))
+
+    def timed(fn, key):
+        def call(*args):
+            began = time.perf_counter()
+            out = fn(*args)
+            totals[key] += time.perf_counter() - began
+            return out
+        return call
+
+    kernels.select_leaves = timed(kernels.select_leaves, "select_encode_s")
+    kernels.expand_and_backup = timed(kernels.expand_and_backup, "expand_backup_s")
+    search.kernels = kernels
+    return totals
+
+
+def _selfplay_config(options: dict) -> SelfPlayConfig:
     config = SelfPlayConfig()
     config.simulations = int(options.get("simulations", config.simulations))
     config.games_in_parallel = int(options.get("trees", config.games_in_parallel))
     config.full_search_share = float(options.get("share", config.full_search_share))
     config.fast_simulations = int(options.get("fast", config.fast_simulations))
+    return config
+
+
+def bench_selfplay(game, options: dict) -> list[dict]:
+    """Self-play at the default settings next to the bare network at the same batch and
+    precision, measured in one process. In one process (workers=0, the CPU default) the two
+    are timed in alternating slices, so a shared machine's drift hits both alike, and the
+    self-play time is split per search step into selection and encoding, the network call,
+    expansion and backup, and the Python around them. With workers=N (default on a GPU: one
+    per core but one) N worker processes share one inference service, as in training, and
+    the network is timed at the service's mean batch. `share=` and `fast=` turn on playout
+    cap randomisation (selfplay.full_search_share and selfplay.fast_simulations)."""
+    workers = options.get("workers", "auto")
+    if workers == "auto":
+        workers = max(1, (os.cpu_count() or 2) - 1) if _device().type == "cuda" else 0
+    if int(workers) > 0:
+        return _bench_selfplay_service(game, options, int(workers))
+    seconds = float(options.get("seconds", 10.0))
+    config = _selfplay_config(options)
     model = build_model("cnn", game).to(_device())
     inference = Inference(model, _device(), "auto")
-    evaluated = [0]
+    counts = {"positions": 0, "network_s": 0.0}
 
     def counting(planes, legal):
-        evaluated[0] += len(planes)
-        return inference(planes, legal)
+        began = time.perf_counter()
+        out = inference(planes, legal)
+        counts["network_s"] += time.perf_counter() - began
+        counts["positions"] += len(planes)
+        return out
 
     worker = SelfPlayWorker(game, counting, config, SearchConfig())
-    moves, elapsed = _timed(lambda: (worker.play_move(), config.games_in_parallel)[1], seconds)
-    sims = evaluated[0] * (moves / (moves + config.games_in_parallel))  # less the warm-up move
+    worker.play_move()  # compile and warm up
+    steps = _step_timers(worker.search)
+    batch = config.games_in_parallel
+    rng = np.random.default_rng(0)
+    planes = rng.integers(0, 2, (batch, game.planes, game.height, game.width)).astype(np.float32)
+    legal = np.ones((batch, game.num_actions), dtype=np.bool_)
+    inference(planes, legal)
+    counts.update(positions=0, network_s=0.0)
+    for key in steps:
+        steps[key] = 0.0
+    moves, selfplay_s, network_work, network_s = 0, 0.0, 0, 0.0
+    slices = max(2, int(seconds // 5))
+    for _ in range(slices):
+        began = time.perf_counter()
+        while time.perf_counter() - began < seconds / slices:
+            worker.play_move()
+            moves += batch
+        selfplay_s += time.perf_counter() - began
+        done, took = _timed(lambda: (inference(planes, legal), batch)[1], seconds / slices)
+        network_work += done
+        network_s += took
+    sims_per_s = counts["positions"] / selfplay_s
+    network = network_work / network_s
     state = game.new_state(np.random.default_rng(0))
     plies = compiled(game).run_playouts(state, make_rng(0), 200, np.zeros(4, dtype=np.int64)) / 200
-    network = measure_inference(model, game, config.games_in_parallel, inference.precision, 2.0)
+    shares = {"select_encode": steps["select_encode_s"], "network": counts["network_s"],
+              "expand_backup": steps["expand_backup_s"]}
+    shares["python"] = selfplay_s - sum(shares.values())
     return [{"game": game.name, "params": game.params(), "device": _device().type,
-             "threads": torch.get_num_threads(), "simulations": config.simulations,
+             "threads": torch.get_num_threads(), "workers": 0, "simulations": config.simulations,
              "full_search_share": config.full_search_share,
-             "games_in_parallel": config.games_in_parallel, "precision": inference.precision,
-             "sims_per_s": round(sims / elapsed), "moves_per_s": round(moves / elapsed, 1),
-             "games_per_hour": round(3600 * moves / elapsed / plies),
+             "games_in_parallel": batch, "precision": inference.precision,
+             "sims_per_s": round(sims_per_s), "moves_per_s": round(moves / selfplay_s, 1),
+             "games_per_hour": round(3600 * moves / selfplay_s / plies),
              "network_positions_per_s": round(network),
-             "share_of_network": round(sims / elapsed / network, 3)}]
+             "share_of_network": round(sims_per_s / network, 3),
+             "time_shares": {k: round(v / selfplay_s, 3) for k, v in shares.items()}}]
+
+
+def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
+    """W self-play processes on one inference service (the pool of a training run), their
+    network positions/s over `seconds`, next to the bare network at the service's mean batch
+    timed before and after in this process."""
+    seconds = float(options.get("seconds", 20.0))
+    torch.set_num_threads(1)  # as the service runs the network (on a CPU)
+    config = _selfplay_config(options)
+    model = build_model("cnn", game).to(_device())
+    precision = Inference(model, _device(), "auto").precision
+    spec = WorkerSpec(game_name=game.name, game_params=game.params(), model_kind="cnn",
+                      model_sizes={}, device=_device().type, precision=precision,
+                      selfplay=config, search=SearchConfig(), seed=0)
+    pool = LocalPool(spec, workers, max_games_in_flight=10**9, shared_inference=True)
+    pool.start(weights_to_bytes(model.state_dict()))
+    counters = pool.service.counters
+    try:
+        while counters[1] < 3 * workers:  # every worker compiled and searching
+            pool.service.check()
+            time.sleep(0.5)
+        time.sleep(2.0)
+        positions, calls, began = counters[0], counters[1], time.perf_counter()
+        time.sleep(seconds)
+        positions, calls = counters[0] - positions, counters[1] - calls
+        elapsed = time.perf_counter() - began
+        pool.service.check()
+    finally:
+        pool.stop()
+    batch = max(1, round(positions / max(calls, 1)))
+    network = measure_inference(model, game, batch, precision, 3.0)
+    return [{"game": game.name, "params": game.params(), "device": _device().type,
+             "threads": 1, "workers": workers, "simulations": config.simulations,
+             "games_in_parallel": config.games_in_parallel, "precision": precision,
+             "sims_per_s": round(positions / elapsed), "mean_batch": batch,
+             "network_positions_per_s": round(network),
+             "share_of_network": round(positions / elapsed / network, 3)}]
 
 
 def bench_train(game, options: dict) -> list[dict]:
@@ -165,7 +267,8 @@ def bench_train(game, options: dict) -> list[dict]:
 
 BENCHES = {"search": bench_search, "pure": bench_pure, "network": bench_network,
            "selfplay": bench_selfplay, "train": bench_train}
-BENCH_KEYS = {"trees", "simulations", "iterations", "seconds", "batch", "threads", "share", "fast"}
+BENCH_KEYS = {"trees", "simulations", "iterations", "seconds", "batch", "threads", "share", "fast",
+              "workers"}
 
 
 def print_table(rows: list[dict]) -> None:
