@@ -75,7 +75,6 @@ async function newGame(event) {
                 colour: $("colour").value, simulations: strength(), moves: $("setup-moves").value};
   const done = await withBusy("Loading the network…", async () => {
     show(await api("/api/games", body));
-    say("");
   });
   if (done) await afterChange();
 }
@@ -84,6 +83,7 @@ function strength() { return Number($("simulations").value); }
 
 // --- playing ------------------------------------------------------------------------------
 function show(view) {
+  say("");
   page.game = view;
   if (view.id) { page.id = view.id; sessionStorage.setItem("gameId", view.id); }
   page.thought = null;
@@ -128,20 +128,18 @@ async function clickCell(cell) {
 async function play(action) {
   const done = await withBusy("Playing…", async () => {
     show(await api(`/api/games/${page.id}/move`, {action, player: page.game.to_move}));
-    say("");
   });
   if (done) await afterChange();
 }
 
 async function undo() {
-  const done = await withBusy("Taking back…", async () => { show(await api(`/api/games/${page.id}/undo`, {})); say(""); });
+  const done = await withBusy("Taking back…", async () => { show(await api(`/api/games/${page.id}/undo`, {})); });
   if (done && wantsAnalysis() && page.game.status === "ongoing") await analyse();
 }
 
 async function agentMove() {
   const done = await withBusy("The agent is thinking…", async () => {
     show(await api(`/api/games/${page.id}/agent`, {simulations: strength()}));
-    say("");
   });
   if (done) await afterChange();
 }
