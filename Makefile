@@ -17,7 +17,10 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
+# The browser tests drive Debian's headless Chromium (CI runs as root).
 test: $(STAMP)
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		(apt-get update && apt-get install -y chromium chromium-driver)
 	$(PY) -m pytest -q
 
 train: $(STAMP)
