@@ -140,7 +140,7 @@ def test_new_game_requests_are_checked(client):
     refused(client.post(games, json={"game": "connect6", "network": "checkpoints/none.pt"}), 400,
             "no checkpoint file")
     refused(client.post(games, json={"game": "connect6", "network": "checkpoints/pretrained/othello.pt"}),
-            400, "is for othello")
+            400, "othello")  # the checkpoint check names the game it was trained for
 
 
 def test_checkpoints_resolve_inside_the_checkpoint_folders_only(tmp_path):
