@@ -61,8 +61,27 @@ def load(path: str | os.PathLike) -> dict:
 
 
 def check_game(checkpoint: dict, game_name: str, game_params: dict, path) -> None:
-    """Refuse a checkpoint trained for another game or board."""
+    """Refuse a checkpoint trained for another game or board (training goes on only with
+    exactly the game it was trained on)."""
     saved = (checkpoint.get("game"), checkpoint.get("game_params"))
     if saved != (game_name, game_params):
-        raise CheckpointError(f"checkpoint {path} is for {saved[0]} {saved[1]}, "
-                              f"not {game_name} {game_params}.")
+        raise CheckpointError(f"checkpoint {path} is for {saved[0]} {describe_params(saved[1])}, "
+                              f"not {game_name} {describe_params(game_params)}.")
+
+
+def check_plays(checkpoint: dict, game, path) -> None:
+    """Refuse a checkpoint whose network cannot play `game`'s boards (Game.played_by), in
+    one sentence that says which boards it plays."""
+    trained = checkpoint.get("game_params")
+    if checkpoint.get("game") != game.name or not game.played_by(trained):
+        raise CheckpointError(f"the network in {path} plays {checkpoint.get('game')} with "
+                              f"{describe_params(trained)}, not {game.name} with "
+                              f"{describe_params(game.params())}.")
+
+
+def describe_params(params) -> str:
+    """Game parameters as a user types them: {'rows': [9, 12], 'forbidden': None} ->
+    'rows=[9, 12] forbidden=null'."""
+    if not isinstance(params, dict):
+        return str(params)
+    return " ".join(f"{key}={'null' if value is None else value}" for key, value in params.items())

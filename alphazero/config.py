@@ -7,7 +7,9 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.mcts import SearchConfig
+from alphazero.network import resolve_precision, select_device
 from alphazero.selfplay import SelfPlayConfig
+from alphazero.trainer import OPTIMIZERS
 from games import Game, make_game
 
 
@@ -26,7 +28,11 @@ _BOUNDS = [("mcts.simulations", 1), ("mcts.c_puct", 0), ("mcts.fpu_reduction", 0
            ("selfplay.fast_simulations", 1),
            ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),
            ("train.min_replay", 0), ("train.batch_size", 1), ("train.lr", 0), ("train.l2", 0),
-           ("train.checkpoint_minutes", 0)]
+           ("train.checkpoint_minutes", 0), ("eval.interval", 0), ("eval.games", 1),
+           ("eval.start_level", 1), ("eval.level_step", 0), ("eval.threshold", 0),
+           ("game.play_simulations", 1)]
+# keys that may be null (off) or else a number of at least this
+_NULL_OR_BOUNDS = [("eval.simulations", 1), ("train.max_games", 1), ("train.max_minutes", 0)]
 
 
 def validate(cfg: DictConfig) -> None:
@@ -34,6 +40,10 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not _is_number(value) or value < low:
             raise ConfigError(f"{key} must be a number of at least {low}, not {value!r}.")
+    for key, low in _NULL_OR_BOUNDS:
+        value = OmegaConf.select(cfg, key)
+        if value is not None and (not _is_number(value) or value < low):
+            raise ConfigError(f"{key} must be null or a number of at least {low}, not {value!r}.")
     for key, may_be_null in (("selfplay.full_search_share", False), ("mcts.discount", True)):
         value = OmegaConf.select(cfg, key)
         if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
@@ -55,6 +65,16 @@ def validate(cfg: DictConfig) -> None:
         raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
                           f"not {snapshot_games!r}.")
     validate_model(cfg.model)
+    if cfg.threads != "auto" and not (_is_count(cfg.threads) and cfg.threads > 0):
+        raise ConfigError(f"threads must be auto or a whole number of at least 1, not {cfg.threads!r}.")
+    if cfg.eval.gate not in ("pure", "previous"):
+        raise ConfigError(f"eval.gate must be pure or previous, not {cfg.eval.gate!r}.")
+    if cfg.eval.threshold > 1:
+        raise ConfigError(f"eval.threshold must be a score from 0 to 1, not {cfg.eval.threshold}.")
+    if cfg.train.optimizer not in OPTIMIZERS:
+        raise ConfigError(f"train.optimizer must be one of {', '.join(OPTIMIZERS)}, not "
+                          f"{cfg.train.optimizer!r}.")
+    resolve_precision(cfg.selfplay.precision, select_device(cfg.device))
     if not _is_count(cfg.eval.opening_plies):
         raise ConfigError(f"eval.opening_plies must be a whole number of at least 0, not "
                           f"{cfg.eval.opening_plies!r}.")
@@ -105,10 +125,15 @@ def validate_model(model: DictConfig) -> None:
 
 
 def validate_pool(pool: DictConfig, workers) -> None:
-    if pool.kind not in POOL_KINDS:
-        raise ConfigError(f"pool.kind must be one of {', '.join(POOL_KINDS)}, not {pool.kind!r}.")
-    if pool.kind == "ray" and workers == 0:
-        raise ConfigError("pool.kind=ray needs selfplay.workers of at least 1, or auto.")
+    if pool.kind not in POOL_KINDS or "max_games_in_flight" in pool and pool.kind != "local":
+        raise ConfigError(f"choose the pool with pool=local or pool=ray, not pool.kind={pool.kind!r}.")
+    if pool.kind == "local":
+        if not (_is_count(pool.max_games_in_flight) and pool.max_games_in_flight > 0):
+            raise ConfigError(f"pool.max_games_in_flight must be a whole number of at least 1, "
+                              f"not {pool.max_games_in_flight!r}.")
+        return
+    if workers == 0:
+        raise ConfigError("pool=ray needs selfplay.workers of at least 1, or auto.")
     for key in ("num_cpus", "num_gpus"):
         value = pool[key]
         if not _is_number(value) or value < 0:

@@ -18,6 +18,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from alphazero import checkpoint
 from alphazero.config import ConfigError, build_game, validate
+from alphazero.threads import use_search_threads
 from alphazero.evaluate import check_ladder_options, format_row, ladder, table_header
 from alphazero.players import checkpoint_player
 from games import GameError
@@ -32,6 +33,7 @@ def snapshot_paths(folder: Path) -> list[Path]:
 
 def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     validate(cfg)
+    use_search_threads(cfg.threads)
     levels = check_ladder_options(cfg)
     game = build_game(cfg)
     paths = snapshot_paths(folder)

@@ -32,6 +32,7 @@ from omegaconf import DictConfig
 
 from alphazero.config import build_game, validate
 from alphazero.play import make_agent, run_or_exit, text_input
+from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.cli import parse_overrides
 
@@ -244,6 +245,7 @@ def serve(engine: GtpEngine, stdin: TextIO, stdout: TextIO) -> None:
 def main(cfg: DictConfig) -> None:
     def session():
         validate(cfg)
+        use_search_threads(cfg.threads)
         serve(GtpEngine(cfg), text_input(), sys.stdout)
 
     run_or_exit(session)

@@ -24,6 +24,7 @@ from tqdm import tqdm
 from alphazero import checkpoint, optimal_moves
 from alphazero.config import ConfigError, build_game, validate
 from alphazero.players import PureMCTSPlayer, make_player
+from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
 from games.connect4_solver import Connect4Solver
 
@@ -122,8 +123,6 @@ class Gate:
 
     def __init__(self, game, eval_cfg: DictConfig, level: int | None = None,
                  best_rate: float = 0.0, seed: int = 0):
-        if eval_cfg.gate not in ("pure", "previous"):
-            raise ConfigError(f"eval.gate must be pure or previous, not '{eval_cfg.gate}'.")
         self.game = game
         self.cfg = eval_cfg
         self.level = eval_cfg.start_level if level is None else level
@@ -219,6 +218,7 @@ def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
 
 def run(cfg: DictConfig, out_dir: Path) -> dict:
     validate(cfg)
+    use_search_threads(cfg.threads)
     levels = check_ladder_options(cfg, levels_needed=not cfg.opponent)
     game = build_game(cfg)
     check_solver_options(game, cfg)

@@ -18,6 +18,7 @@ from omegaconf import DictConfig
 
 from alphazero.config import ConfigError, build_game, validate
 from alphazero.players import make_player
+from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
 
 SEATS = ("first", "second")
@@ -124,6 +125,7 @@ def run_or_exit(session: Callable[[], None]) -> None:
 def main(cfg: DictConfig) -> None:
     def session():
         validate(cfg)
+        use_search_threads(cfg.threads)
         game = build_game(cfg)
         seat = human_seat(cfg.human)
         agent = make_agent(game, cfg)

@@ -18,6 +18,7 @@ from alphazero.config import search_config as configured_search
 from alphazero.mcts import BatchedSearch, SearchConfig
 from alphazero.network import Inference, build_model, select_device
 from alphazero.pure_mcts import PureMCTS
+from games import make_game
 
 PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained"
 
@@ -74,12 +75,22 @@ class PureMCTSPlayer:
 
 
 def default_checkpoint(game_name: str, game_params: dict) -> Path | None:
-    """The shipped checkpoint for this game, if there is one that fits its parameters."""
+    """The shipped checkpoint whose network plays this game's boards: one trained on exactly
+    these parameters first, else one whose board ranges include them."""
+    game = make_game(game_name, **game_params)
+    fitting = []
     for path in sorted(PRETRAINED_DIR.glob(f"{game_name}*.pt")):
-        saved = checkpoint.load(path)
-        if saved.get("game") == game_name and saved.get("game_params") == game_params:
-            return path
-    return None
+        trained = checkpoint.load(path).get("game_params")
+        if game.played_by(trained):
+            fitting.append((trained != game.params(), path))
+    return min(fitting)[1] if fitting else None
+
+
+def shipped_boards(game_name: str) -> str:
+    """What the shipped networks of a game play, for an error message."""
+    boards = [checkpoint.describe_params(checkpoint.load(path).get("game_params"))
+              for path in sorted(PRETRAINED_DIR.glob(f"{game_name}*.pt"))]
+    return "; ".join(boards) if boards else "none is shipped"
 
 
 def load_network(saved: dict, game, device: str = "auto", precision: str = "auto") -> Inference:
@@ -99,18 +110,21 @@ def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
     path = checkpoint_path or default_checkpoint(game.name, game.params())
     if path is None:
         raise checkpoint.CheckpointError(
-            f"no checkpoint given and none shipped for {game.name} {game.params()}; "
-            "pass checkpoint=PATH or use player=pure.")
+            f"no shipped network plays {game.name} with {checkpoint.describe_params(game.params())} "
+            f"(the shipped {game.name} networks play: {shipped_boards(game.name)}); pass "
+            "checkpoint=PATH or use player=pure.")
     return checkpoint_player(game, cfg, checkpoint.load(path), path, seed)
 
 
 def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -> AlphaZeroPlayer:
     """The player of a loaded checkpoint, searched as cfg says (the discount it was trained
-    with unless cfg gives one)."""
-    checkpoint.check_game(saved, game.name, game.params(), path)
-    inference = load_network(saved, game, cfg.device, cfg.selfplay.precision)
+    with unless cfg gives one). A network trained on a range of boards searches `game`'s
+    positions as the game it was trained on (same states, its own input size)."""
+    checkpoint.check_plays(saved, game, path)
+    trained_game = make_game(game.name, **saved["game_params"])
+    inference = load_network(saved, trained_game, cfg.device, cfg.selfplay.precision)
     search = configured_search(cfg, trained_discount(saved))
-    return AlphaZeroPlayer(game, inference, cfg.mcts.simulations, search, seed=seed)
+    return AlphaZeroPlayer(trained_game, inference, cfg.mcts.simulations, search, seed=seed)
 
 
 def trained_discount(saved: dict) -> float:

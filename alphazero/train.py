@@ -8,6 +8,7 @@ Ctrl-C or SIGTERM (`kill PID`) saves a checkpoint and stops; killed harder at an
 """
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
@@ -31,6 +32,7 @@ from alphazero.players import AlphaZeroPlayer, make_player
 from alphazero.pool import InlinePool, LocalPool, WorkerCrashLoop, WorkerSpec, weights_to_bytes
 from alphazero.replay import ReplayBuffer
 from alphazero.selfplay import value_targets
+from alphazero.threads import use_training_threads
 from alphazero.trainer import Trainer
 from games import FIRST_WON, GameError
 
@@ -104,9 +106,9 @@ class TrainingRun:
                 f"{OmegaConf.to_container(self.cfg.model.sizes)}.") from None
         self.counters.update(state["counters"])
         if "optimizer" not in state:
-            tqdm.write(f"continuing the network in {path} from {self.counters['games']} games: "
-                       "it holds no training state, so the optimizer starts afresh and the "
-                       "replay buffer empty")
+            say(f"continuing the network in {path} from {self.counters['games']} games: "
+                "it holds no training state, so the optimizer starts afresh and the "
+                "replay buffer empty")
             return
         self.trainer.load_state_dict(state["optimizer"])
         self.rng.bit_generator.state = state["rng"]["numpy"]
@@ -114,8 +116,8 @@ class TrainingRun:
         replay_path = path.parent / "replay.pt"
         if replay_path.is_file():
             self.replay.load_state_dict(checkpoint.load(replay_path))
-        tqdm.write(f"resumed from {path}: {self.counters['games']} games, "
-                   f"{self.counters['steps']} steps, {len(self.replay)} samples in the buffer")
+        say(f"resumed from {path}: {self.counters['games']} games, "
+            f"{self.counters['steps']} steps, {len(self.replay)} samples in the buffer")
 
     # --- the loop -----------------------------------------------------------------------
     def make_pool(self):
@@ -126,7 +128,7 @@ class TrainingRun:
             except ModuleNotFoundError as error:
                 if error.name != "ray":
                     raise
-                raise ConfigError("pool.kind=ray needs Ray: pip install '.[ray]'") from None
+                raise ConfigError("pool=ray needs Ray: pip install '.[ray]'") from None
             return RayPool(self.spec, self.cfg.selfplay.workers, pool.address, pool.num_cpus,
                            pool.num_gpus)
         workers = worker_count(self.cfg.selfplay.workers)
@@ -167,16 +169,21 @@ class TrainingRun:
                     self.save()
                     last_save = time.time()
         except KeyboardInterrupt:
-            tqdm.write("interrupted: saving a checkpoint before stopping")
+            say("interrupted: saving a checkpoint before stopping")
         finally:
+            # Saving comes first: nothing below may stop it (Ctrl-C on `train | tee log` also
+            # ends tee, and every later write to the pipe fails).
+            self.save()
             pool.stop()
             if devices:
                 self.trainer.stop()
-            progress.close()
-            self.save()
             self.writer.close()
-        tqdm.write(f"checkpoint: {self.checkpoint_dir / 'latest.pt'}   TensorBoard: "
-                   f"tensorboard --logdir {self.run_dir.parent}")
+            try:
+                progress.close()
+            except OSError:  # stderr was a pipe whose reader is gone
+                pass
+        say(f"checkpoint: {self.checkpoint_dir / 'latest.pt'}   TensorBoard: "
+            f"tensorboard --logdir {self.run_dir.parent}")
 
     def gate(self, progress) -> None:
         """Play the gating match and save best.pt when the network passes it."""
@@ -186,8 +193,10 @@ class TrainingRun:
         network = Inference(self.model, self.device, self.cfg.selfplay.precision)
         player = AlphaZeroPlayer(self.game, network, simulations, self.spec.search)
         best_path = self.checkpoint_dir / "best.pt"
-        best = (make_player(self.game, self.cfg, "az", best_path)
-                if self.cfg.eval.gate == "previous" and best_path.is_file() else None)
+        best = None
+        if self.cfg.eval.gate == "previous" and best_path.is_file():
+            best = make_player(self.game, self.cfg, "az", best_path)
+            best.simulations = simulations  # both networks search with the gate's budget
         level = gate.level
         result, promoted = gate.evaluate(player, best)
         if promoted:
@@ -199,8 +208,8 @@ class TrainingRun:
         w.add_scalar("eval/pure_mcts_level", level, step)
         w.add_scalar("eval/best_updated", float(promoted), step)
         opponent = f"pure MCTS {level}" if self.cfg.eval.gate == "pure" else "best"
-        tqdm.write(f"gate vs {opponent}: {result.wins}-{result.draws}-{result.losses}"
-                   + (" -> best.pt" if promoted else ""))
+        say(f"gate vs {opponent}: {result.wins}-{result.draws}-{result.losses}"
+            + (" -> best.pt" if promoted else ""))
 
     def one_round(self, pool, progress) -> None:
         cfg, c = self.cfg, self.counters
@@ -254,6 +263,16 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def say(text: str) -> None:
+    """A line for the user that cannot end the run: when the reader of a pipe is gone
+    (`| tee log` after Ctrl-C), the line is dropped and stdout goes to /dev/null."""
+    try:
+        tqdm.write(text)
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError):
+        sys.stdout = open(os.devnull, "w")
+
+
 @hydra.main(version_base=None, config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
@@ -261,6 +280,7 @@ def main(cfg: DictConfig) -> None:
         cfg.run_name = hydra_cfg.runtime.choices.get("game")
     try:
         validate(cfg)
+        use_training_threads(cfg.threads, worker_count(cfg.selfplay.workers))
         TrainingRun(cfg, Path(hydra_cfg.runtime.output_dir)).run()
     except (ConfigError, GameError, checkpoint.CheckpointError, WorkerCrashLoop, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

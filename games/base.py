@@ -97,6 +97,14 @@ class Game:
     def format_move(self, state: np.ndarray, action: int) -> str:
         raise NotImplementedError
 
+    def played_by(self, trained: dict) -> bool:
+        """Whether a network trained on this game with parameters `trained` plays this game's
+        boards. Its search then runs on `make_game(name, **trained)`, so a game that says
+        yes for other parameters must give both the same state layout (Connect-4: a network
+        trained on boards drawn from ranges plays any one board inside them). By default,
+        only the same parameters."""
+        return self.params() == trained
+
     # Conveniences built on the kernels, for Python callers (tests, CLI, play). Not hot paths.
     def legal_mask(self, state: np.ndarray) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=np.bool_)

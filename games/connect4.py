@@ -299,6 +299,18 @@ class Connect4(Game):
         forbidden = list(self.forbidden) if isinstance(self.forbidden, tuple) else self.forbidden
         return {"rows": _describe(self.rows), "cols": _describe(self.cols), "forbidden": forbidden}
 
+    def played_by(self, trained: dict) -> bool:
+        """Every board inside the trained ranges; a network trained with a random forbidden
+        cell plays any forbidden cell or none (the cell is one input plane, and every state
+        has the same layout whatever the board's size)."""
+        try:
+            family = Connect4(**trained)
+        except GameError:
+            return False
+        inside = all(lo <= mine[0] and mine[1] <= hi for mine, (lo, hi)
+                     in ((self.rows, family.rows), (self.cols, family.cols)))
+        return inside and family.forbidden in ("random", self.forbidden)
+
     def new_state(self, rng: np.random.Generator | None = None) -> np.ndarray:
         rng = rng if rng is not None else np.random.default_rng()
         rows = int(rng.integers(self.rows[0], self.rows[1] + 1))

@@ -34,9 +34,9 @@ def test_ray_run_leaves_the_same_artefacts_as_a_local_run(tmp_path, ray_address)
     local_dir, ray_dir = tmp_path / "local", tmp_path / "ray"
     local_dir.mkdir()
     ray_dir.mkdir()
-    local = train(local_dir, "eval.interval=0", "train.max_games=16", "pool.kind=local")
+    local = train(local_dir, "eval.interval=0", "train.max_games=16", "pool=local")
     assert local.returncode == 0, local.stderr
-    on_ray = train(ray_dir, *ONE_WORKER, "train.max_games=16", "pool.kind=ray",
+    on_ray = train(ray_dir, *ONE_WORKER, "train.max_games=16", "pool=ray",
                    f"pool.address={ray_address}")
     assert on_ray.returncode == 0, on_ray.stderr
     assert scalar_tags(ray_dir / "runs" / "0") == scalar_tags(local_dir / "runs" / "0")
@@ -46,7 +46,7 @@ def test_ray_run_leaves_the_same_artefacts_as_a_local_run(tmp_path, ray_address)
 
 
 def test_a_killed_actor_is_replaced_and_the_run_completes(tmp_path, ray_address, monkeypatch):
-    overrides = [*TINY, *ONE_WORKER, "pool.kind=ray", "train.max_games=24",
+    overrides = [*TINY, *ONE_WORKER, "pool=ray", "train.max_games=24",
                  "run_name=connect4_classic", f"train.checkpoint_dir={tmp_path}/checkpoints"]
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
         cfg = compose("config", overrides=overrides)
@@ -73,11 +73,11 @@ def test_pool_ray_without_ray_installed_says_how_to_install_it(tmp_path):
     blocked = ("import runpy, sys; sys.modules['ray'] = None; "
                "runpy.run_module('alphazero.train', run_name='__main__', alter_sys=True)")
     result = subprocess.run(
-        [sys.executable, "-c", blocked, *TINY, *ONE_WORKER, "pool.kind=ray",
+        [sys.executable, "-c", blocked, *TINY, *ONE_WORKER, "pool=ray",
          f"hydra.run.dir={tmp_path}/runs", f"train.checkpoint_dir={tmp_path}/checkpoints"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == ["error: pool.kind=ray needs Ray: pip install '.[ray]'"]
+    assert result.stderr.strip().splitlines() == ["error: pool=ray needs Ray: pip install '.[ray]'"]
 
 
 def test_auto_worker_count_fills_the_cluster_but_one_cpu():

@@ -15,7 +15,9 @@ from alphazero import checkpoint
 from alphazero.config import build_game, validate
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.workers=0",
+TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.full_search_share=1",
+        "eval.simulations=null", "train.lr_schedule=null", "selfplay.q_share=0", "mcts.discount=null",
+        "selfplay.workers=0",
         "selfplay.games_in_parallel=8", "train.positions_per_round=60", "train.min_replay=100",
         "train.batch_size=32", "replay.capacity=5000", "model.sizes.channels=[8,8,8]"]
 
@@ -186,9 +188,34 @@ def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
 
 
-@pytest.mark.parametrize("recipe", sorted(p.stem for p in (ROOT / "conf" / "recipe").glob("*.yaml")))
-def test_every_committed_recipe_is_a_valid_config(recipe):
+CONFIG_CHOICES = ([f"game={p.stem}" for p in sorted((ROOT / "conf" / "game").glob("*.yaml"))]
+                  + [f"+recipe={p.stem}" for p in sorted((ROOT / "conf" / "recipe").glob("*.yaml"))])
+
+
+@pytest.mark.parametrize("choice", CONFIG_CHOICES)
+def test_every_committed_game_and_recipe_is_a_valid_config(choice):
     with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
-        cfg = compose(config_name="config", overrides=[f"+recipe={recipe}"])
+        cfg = compose(config_name="config", overrides=[choice])
     validate(cfg)
     build_game(cfg)
+
+
+def test_ctrl_c_saves_when_the_output_pipe_is_gone(tmp_path):
+    """`train ... | tee log` and Ctrl-C: the shell signals both, tee dies first, and every
+    later write to stdout fails; the run still saves what it trained, without a traceback."""
+    args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
+            "train.checkpoint_minutes=60", "train.snapshot_games=8",
+            f"hydra.run.dir={tmp_path}/runs/pipe", f"train.checkpoint_dir={tmp_path}/checkpoints"]
+    process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    folder = tmp_path / "checkpoints" / "connect4_classic"
+    deadline = time.time() + 120
+    while not list(folder.glob("snapshots/*.pt")) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not (folder / "latest.pt").exists()  # no periodic save yet: the interrupt's is tested
+    process.stdout.close()  # the reader of the pipe is gone, as tee after Ctrl-C
+    process.send_signal(signal.SIGINT)
+    stderr = process.stderr.read()
+    process.wait(timeout=60)
+    assert "Traceback" not in stderr, stderr
+    assert checkpoint.load(folder / "latest.pt")["counters"]["games"] >= 8
