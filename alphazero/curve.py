@@ -18,9 +18,10 @@ from torch.utils.tensorboard import SummaryWriter
 
 from alphazero import checkpoint
 from alphazero.config import ConfigError, build_game, validate
-from alphazero.threads import use_search_threads
 from alphazero.evaluate import check_ladder_options, format_row, ladder, table_header
+from alphazero.paths import CONF_DIR
 from alphazero.players import checkpoint_player
+from alphazero.threads import use_search_threads
 from games import GameError
 
 
@@ -59,7 +60,7 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     return rows
 
 
-@hydra.main(version_base=None, config_path="../conf", config_name="curve")
+@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="curve")
 def main(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     run_name = cfg.run_name or hydra_cfg.runtime.choices.get("game")

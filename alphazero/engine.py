@@ -31,6 +31,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 from alphazero.config import build_game, validate
+from alphazero.paths import CONF_DIR
 from alphazero.play import make_agent, run_or_exit, text_input
 from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
@@ -241,7 +242,7 @@ def serve(engine: GtpEngine, stdin: TextIO, stdout: TextIO) -> None:
             return
 
 
-@hydra.main(version_base=None, config_path="../conf", config_name="engine")
+@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="engine")
 def main(cfg: DictConfig) -> None:
     def session():
         validate(cfg)

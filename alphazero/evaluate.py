@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from alphazero import checkpoint, optimal_moves
 from alphazero.config import ConfigError, build_game, validate
+from alphazero.paths import CONF_DIR
 from alphazero.players import PureMCTSPlayer, make_player
 from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
@@ -240,7 +241,7 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
     return report
 
 
-@hydra.main(version_base=None, config_path="../conf", config_name="evaluate")
+@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="evaluate")
 def main(cfg: DictConfig) -> None:
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:

@@ -28,6 +28,7 @@ from omegaconf import DictConfig
 from alphazero import checkpoint
 from alphazero.config import ConfigError
 from alphazero.network import build_model
+from alphazero.paths import CONF_DIR
 from alphazero.play import run_or_exit
 from games import make_game
 
@@ -72,7 +73,7 @@ def export_onnx(saved: dict, out: Path) -> None:
     os.replace(partial, out)
 
 
-@hydra.main(version_base=None, config_path="../conf", config_name="export")
+@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="export")
 def main(cfg: DictConfig) -> None:
     def session():
         if cfg.format not in FORMATS:

@@ -17,6 +17,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 from alphazero.config import ConfigError, build_game, validate
+from alphazero.paths import CONF_DIR
 from alphazero.players import make_player
 from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
@@ -121,7 +122,7 @@ def run_or_exit(session: Callable[[], None]) -> None:
         sys.exit(130)
 
 
-@hydra.main(version_base=None, config_path="../conf", config_name="play")
+@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="play")
 def main(cfg: DictConfig) -> None:
     def session():
         validate(cfg)

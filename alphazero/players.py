@@ -17,10 +17,10 @@ from alphazero import checkpoint
 from alphazero.config import search_config as configured_search
 from alphazero.mcts import BatchedSearch, SearchConfig
 from alphazero.network import Inference, build_model, select_device
+from alphazero.paths import PRETRAINED_DIR
 from alphazero.pure_mcts import PureMCTS
 from games import make_game
 
-PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained"
 
 
 class AlphaZeroPlayer:

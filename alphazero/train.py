@@ -28,6 +28,7 @@ from alphazero.config import (ConfigError, build_game, ddp_devices, q_share_at, 
 from alphazero.distributed import DataParallelTrainer
 from alphazero.evaluate import Gate
 from alphazero.network import Inference, build_model, select_device
+from alphazero.paths import CONF_DIR
 from alphazero.players import AlphaZeroPlayer, make_player
 from alphazero.pool import InlinePool, LocalPool, WorkerCrashLoop, WorkerSpec, weights_to_bytes
 from alphazero.replay import ReplayBuffer
@@ -273,7 +274,7 @@ def say(text: str) -> None:
         sys.stdout = open(os.devnull, "w")
 
 
-@hydra.main(version_base=None, config_path="../conf", config_name="config")
+@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="config")
 def main(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     if cfg.run_name is None:

@@ -12,10 +12,9 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig, OmegaConf
 
-from alphazero.players import PRETRAINED_DIR
+from alphazero.paths import CONF_DIR, PRETRAINED_DIR
 from games import game_names
 
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 PROJECT_CHECKPOINTS = PRETRAINED_DIR.parent
 NOT_NETWORKS = ("replay",)  # checkpoints/<run>/replay.pt holds a replay buffer, not a network
 

@@ -1,0 +1,34 @@
+"""`pip install .` (not editable): the commands run from any folder and find the config tree
+and the shipped networks inside the installed package."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_an_installed_copy_finds_its_config_and_networks_from_any_folder(tmp_path):
+    wheels, site, elsewhere = tmp_path / "wheels", tmp_path / "site", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(ROOT)],
+                   check=True, capture_output=True, cwd=tmp_path)
+    subprocess.run([*pip, "install", "--no-deps", "--target", str(site), *wheels.glob("*.whl")],
+                   check=True, capture_output=True, cwd=tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(site)}
+
+    where = subprocess.run(
+        [sys.executable, "-c", "import alphazero.paths as p; print(p.CONF_DIR); print(p.PRETRAINED_DIR)"],
+        cwd=elsewhere, env=env, capture_output=True, text=True, check=True)
+    conf, pretrained = map(Path, where.stdout.split())
+    assert conf.is_relative_to(site) and (conf / "game" / "connect6.yaml").is_file()
+    assert pretrained.is_relative_to(site) and (pretrained / "connect4_classic.pt").is_file()
+
+    # play composes the config tree and loads the shipped network, then the human quits
+    played = subprocess.run([sys.executable, "-m", "alphazero.play", "game=connect4_classic"],
+                            cwd=elsewhere, env=env, input="quit\n", capture_output=True,
+                            text=True, timeout=300)
+    assert played.returncode == 0, played.stderr
+    assert "Game abandoned." in played.stdout
+    assert not any(elsewhere.iterdir())  # play writes nothing
