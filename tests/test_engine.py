@@ -154,7 +154,7 @@ def test_az_player_and_a_checkpoint_for_another_board(tmp_path):
     engine = make_engine("game=connect4_classic", "player=az", f"checkpoint={path}",
                          "mcts.simulations=8")
     assert ok(engine, "genmove b") in [str(c) for c in range(1, 8)]
-    assert "is for connect4" in refused(engine, "set_game rows=9 cols=10")
+    assert "plays connect4 with rows=6 cols=7 forbidden=null, not" in refused(engine, "set_game rows=9 cols=10")
 
 
 def test_engine_over_stdin_and_stdout():

@@ -1,0 +1,115 @@
+"""What a user gets without overriding anything: each game's recipe, its playing budget,
+any course board, and threads chosen by the product."""
+import pytest
+import torch
+from omegaconf import OmegaConf
+
+from alphazero import checkpoint, threads
+from alphazero.config import ConfigError, build_game, validate
+from alphazero.paths import PRETRAINED_DIR
+from alphazero.players import default_checkpoint, make_player
+from games import make_game
+from tests.test_engine import make_engine, ok, refused
+from tests.test_play import compose_config
+
+SHIPPED = sorted(path.stem for path in PRETRAINED_DIR.glob("*.pt"))
+# run-specific keys of a saved config, and keys that only exist on one side: options added
+# after a network was trained, or removed after it (at their off value when it was trained)
+RUN_KEYS = {"run_name", "seed", "threads", "train.resume", "train.checkpoint_dir",
+            "train.max_minutes"}
+
+
+def flat(tree: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            out.update(flat(value, f"{prefix}{key}."))
+        else:
+            out[prefix + key] = value
+    return out
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_each_games_defaults_are_the_configuration_behind_its_shipped_network(name):
+    """`python -m alphazero.train game=NAME` composes what trained checkpoints/pretrained/NAME.pt."""
+    saved = flat(checkpoint.load(PRETRAINED_DIR / f"{name}.pt")["config"])
+    composed = flat(OmegaConf.to_container(compose_config("config", f"game={name}"), resolve=True))
+    shared = (saved.keys() & composed.keys()) - RUN_KEYS
+    assert {k for k in shared if k.startswith(("mcts.", "selfplay.", "replay.", "train.", "eval.",
+                                                "model.", "game."))} >= {"mcts.simulations", "train.lr"}
+    differ = {key: (saved[key], composed[key]) for key in shared if saved[key] != composed[key]}
+    assert not differ, f"conf/game/{name}.yaml differs from the shipped network's run: {differ}"
+
+
+@pytest.mark.parametrize("command", ["play", "engine", "evaluate", "curve"])
+def test_playing_and_measuring_search_with_the_games_playing_budget(command):
+    for game in ("connect6", "connect4_classic", "othello"):
+        cfg = compose_config(command, f"game={game}")
+        assert cfg.mcts.simulations == cfg.game.play_simulations >= 800
+    assert compose_config(command, "game=othello", "mcts.simulations=200").mcts.simulations == 200
+
+
+def test_training_keeps_the_recipes_self_play_budget():
+    cfg = compose_config("config", "game=othello")
+    assert cfg.mcts.simulations == 100 and cfg.game.play_simulations == 1600
+
+
+@pytest.mark.parametrize("overrides,words", [
+    (["mcts.simulations=0"], "mcts.simulations"),
+    (["game.play_simulations=0"], "game.play_simulations"),
+    (["threads=0"], "threads"),
+    (["eval.gate=bogus"], "eval.gate"),
+    (["pool.kind=ray"], "pool=ray"),
+    (["train.optimizer=rmsprop"], "train.optimizer"),
+])
+def test_bad_settings_are_refused_before_any_work(overrides, words):
+    with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
+        validate(compose_config("play", *overrides))
+
+
+def test_the_pool_is_a_config_group():
+    cfg = compose_config("config", "pool=ray")
+    assert cfg.pool.kind == "ray" and cfg.pool.num_cpus == 1
+    validate(cfg)
+
+
+COURSE_BOARD = ["game=connect4", "game.params.rows=9", "game.params.cols=10",
+                "game.params.forbidden=[4,4]"]
+
+
+def test_the_course_network_plays_any_course_board():
+    course = PRETRAINED_DIR / "connect4.pt"
+    for params in ({"rows": 9, "cols": 10, "forbidden": [4, 4]}, {"rows": 12, "cols": 9, "forbidden": None},
+                   {"rows": [10, 11], "cols": 12, "forbidden": "random"}):
+        assert default_checkpoint("connect4", make_game("connect4", **params).params()) == course
+    assert default_checkpoint("connect4", {"rows": 6, "cols": 7, "forbidden": None}).name == "connect4_classic.pt"
+    assert default_checkpoint("connect4", {"rows": 8, "cols": 10, "forbidden": None}) is None
+
+    cfg = compose_config("play", *COURSE_BOARD, "mcts.simulations=16", "device=cpu")
+    game = build_game(cfg)
+    state = game.new_state()
+    action = int(make_player(game, cfg, "az").best_actions(state[None])[0])
+    assert action in game.legal_list(state)
+
+
+def test_the_engine_plays_a_course_board_set_by_set_game_and_refuses_one_outside_the_range():
+    engine = make_engine("game=connect4", "mcts.simulations=16", "device=cpu")
+    ok(engine, "set_game rows=9 cols=10 forbidden=[4,4]")
+    assert "#" in ok(engine, "showboard")
+    assert int(ok(engine, "genmove b")) in range(1, 11)
+    reason = refused(engine, "set_game rows=8 cols=10 forbidden=null")
+    assert reason.startswith("no shipped network plays connect4 with rows=8 cols=10")
+    assert "rows=[9, 12] cols=[9, 12] forbidden=random" in reason  # the range it was trained on
+    assert engine.game.params() == {"rows": 9, "cols": 10, "forbidden": [4, 4]}
+
+
+def test_threads_are_chosen_per_process(monkeypatch):
+    before = torch.get_num_threads()
+    try:
+        assert threads.use_search_threads("auto") == 1 == torch.get_num_threads()
+        monkeypatch.setattr(threads, "usable_cores", lambda: 6)
+        assert threads.use_training_threads("auto", workers=0) == 6
+        assert threads.use_training_threads("auto", workers=5) == 1
+        assert threads.use_training_threads(3, workers=0) == 3
+    finally:
+        torch.set_num_threads(before)
