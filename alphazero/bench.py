@@ -8,6 +8,8 @@ KIND is one of
             the same batch and precision, measured in the same process; workers=N runs N
             processes on one shared inference service (the default on a GPU)
   train     trainer samples/s at the default batch size
+  engines   GTP engines' seconds per move alone and side by side, and the ratio
+            (engines=2, moves=6; alphazero/engine_bench.py)
 Keys other than the bench's own (trees, simulations, iterations, seconds, batch, threads,
 workers, share, fast)
 are game parameters, e.g. `size=19`. Rows print as a table, or with --json as one JSON
@@ -24,6 +26,7 @@ import types
 import numpy as np
 import torch
 
+from alphazero.engine_bench import bench_engines
 from alphazero.mcts import BatchedSearch, SearchConfig
 from alphazero.network import Inference, build_model, measure_inference
 from alphazero.pool import LocalPool, WorkerSpec, weights_to_bytes
@@ -237,9 +240,9 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
             pool.service.check()
             time.sleep(0.5)
         time.sleep(2.0)
-        positions, calls, began = counters[0], counters[1], time.perf_counter()
+        before, began = list(counters), time.perf_counter()
         time.sleep(seconds)
-        positions, calls = counters[0] - positions, counters[1] - calls
+        positions, calls, network_ns = (a - b for a, b in zip(counters, before))
         elapsed = time.perf_counter() - began
         pool.service.check()
     finally:
@@ -250,6 +253,7 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
              "threads": 1, "workers": workers, "simulations": config.simulations,
              "games_in_parallel": config.games_in_parallel, "precision": precision,
              "sims_per_s": round(positions / elapsed), "mean_batch": batch,
+             "service_in_network": round(network_ns / 1e9 / elapsed, 3),
              "network_positions_per_s": round(network),
              "share_of_network": round(positions / elapsed / network, 3)}]
 
@@ -266,9 +270,9 @@ def bench_train(game, options: dict) -> list[dict]:
 
 
 BENCHES = {"search": bench_search, "pure": bench_pure, "network": bench_network,
-           "selfplay": bench_selfplay, "train": bench_train}
+           "selfplay": bench_selfplay, "train": bench_train, "engines": bench_engines}
 BENCH_KEYS = {"trees", "simulations", "iterations", "seconds", "batch", "threads", "share", "fast",
-              "workers"}
+              "workers", "moves", "engines"}
 
 
 def print_table(rows: list[dict]) -> None:

@@ -53,9 +53,6 @@ def validate(cfg: DictConfig) -> None:
     if not _is_count(cfg.selfplay.q_share_from_games):
         raise ConfigError(f"selfplay.q_share_from_games must be a whole number of at least 0, not "
                           f"{cfg.selfplay.q_share_from_games!r}.")
-    if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
-        raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
-                          f"exceed mcts.simulations ({cfg.mcts.simulations}).")
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     validate_lr_schedule(cfg.train.lr_schedule)
@@ -83,6 +80,15 @@ def validate(cfg: DictConfig) -> None:
     if devices and cfg.train.batch_size % len(devices):
         raise ConfigError(f"train.batch_size ({cfg.train.batch_size}) must split evenly over "
                           f"the {len(devices)} devices of train.ddp.")
+
+
+def validate_training(cfg: DictConfig) -> None:
+    """What only a training run needs on top of `validate` (in play and evaluate,
+    mcts.simulations is the playing budget and self-play's settings do not apply)."""
+    validate(cfg)
+    if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
+        raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
+                          f"exceed mcts.simulations ({cfg.mcts.simulations}).")
 
 
 def _is_size(value) -> bool:

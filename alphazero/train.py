@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from alphazero import checkpoint
 from alphazero.config import (ConfigError, build_game, ddp_devices, q_share_at, scheduled_lr,
-                              search_config, selfplay_config, validate, worker_count)
+                              search_config, selfplay_config, validate_training, worker_count)
 from alphazero.distributed import DataParallelTrainer
 from alphazero.evaluate import Gate
 from alphazero.network import Inference, build_model, select_device
@@ -280,7 +280,7 @@ def main(cfg: DictConfig) -> None:
     if cfg.run_name is None:
         cfg.run_name = hydra_cfg.runtime.choices.get("game")
     try:
-        validate(cfg)
+        validate_training(cfg)
         use_training_threads(cfg.threads, worker_count(cfg.selfplay.workers))
         TrainingRun(cfg, Path(hydra_cfg.runtime.output_dir)).run()
     except (ConfigError, GameError, checkpoint.CheckpointError, WorkerCrashLoop, ValueError) as error:

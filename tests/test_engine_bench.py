@@ -1,0 +1,19 @@
+"""The side-by-side engine benchmark: real engine processes, the same moves alone and at once."""
+from alphazero.engine_bench import bench_engines, engine_overrides
+from games import make_game
+
+
+def test_engines_are_timed_alone_and_side_by_side():
+    game = make_game("connect4", rows=6, cols=7)
+    rows = bench_engines(game, {"simulations": 4, "moves": 2, "engines": 2})
+    assert [row["engine"] for row in rows] == [0, 1]
+    for row in rows:
+        assert row["alone_s_per_move"] > 0 and row["side_by_side_s_per_move"] > 0
+        assert row["ratio"] == round(row["side_by_side_s_per_move"] / row["alone_s_per_move"], 2)
+
+
+def test_the_engines_get_the_games_config_and_board():
+    game = make_game("connect4", rows=9, cols=10, forbidden=[4, 4])
+    assert engine_overrides(game, {"simulations": 100}) == [
+        "game=connect4", "game.params.rows=9", "game.params.cols=10",
+        "game.params.forbidden=[4,4]", "mcts.simulations=100"]
