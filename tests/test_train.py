@@ -219,3 +219,23 @@ def test_ctrl_c_saves_when_the_output_pipe_is_gone(tmp_path):
     process.wait(timeout=60)
     assert "Traceback" not in stderr, stderr
     assert checkpoint.load(folder / "latest.pt")["counters"]["games"] >= 8
+
+
+def test_gate_previous_searches_both_networks_with_the_gates_budget(tmp_path, monkeypatch):
+    from alphazero import evaluate, train as train_module
+    with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
+        cfg = compose(config_name="config", overrides=[
+            *TINY, "eval.gate=previous", "eval.simulations=24", "mcts.simulations=8",
+            f"train.checkpoint_dir={tmp_path}"])
+    run = train_module.TrainingRun(cfg, tmp_path / "run")
+    checkpoint.save_atomic(run.network_payload(), run.checkpoint_dir / "best.pt")
+    seen = {}
+
+    def fake_evaluate(gate, player, best_player=None):
+        seen["budgets"] = (player.simulations, best_player.simulations)
+        return evaluate.MatchResult(2, 1, 0, 1), False
+
+    monkeypatch.setattr(evaluate.Gate, "evaluate", fake_evaluate)
+    run.gate(progress=None)
+    assert seen["budgets"] == (24, 24)
+    run.writer.close()
