@@ -17,7 +17,7 @@ from alphazero.config import build_game, validate
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.full_search_share=1",
         "eval.simulations=null", "train.lr_schedule=null", "selfplay.q_share=0", "mcts.discount=null",
-        "selfplay.workers=0",
+        "selfplay.workers=0", "train.sample_ratio=4",
         "selfplay.games_in_parallel=8", "train.positions_per_round=60", "train.min_replay=100",
         "train.batch_size=32", "replay.capacity=5000", "model.sizes.channels=[8,8,8]"]
 
