@@ -50,9 +50,6 @@ def validate(cfg: DictConfig) -> None:
     q_share = cfg.selfplay.q_share
     if not (_is_number(q_share) and 0 <= q_share <= 1):
         raise ConfigError(f"selfplay.q_share must be a number from 0 to 1, not {q_share!r}.")
-    if not _is_count(cfg.selfplay.q_share_from_games):
-        raise ConfigError(f"selfplay.q_share_from_games must be a whole number of at least 0, not "
-                          f"{cfg.selfplay.q_share_from_games!r}.")
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     validate_lr_schedule(cfg.train.lr_schedule)
@@ -184,12 +181,6 @@ def scheduled_lr(train: DictConfig, games: int) -> float:
         if games >= start:
             lr = rate
     return float(lr)
-
-
-def q_share_at(selfplay: DictConfig, games: int) -> float:
-    """The weight of the search value q in the value targets of games played after `games`
-    (selfplay.q_share from selfplay.q_share_from_games on, 0 before)."""
-    return float(selfplay.q_share) if games >= selfplay.q_share_from_games else 0.0
 
 
 def ddp_devices(setting) -> list[str]:

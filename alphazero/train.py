@@ -23,7 +23,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from alphazero import checkpoint
-from alphazero.config import (ConfigError, build_game, ddp_devices, q_share_at, scheduled_lr,
+from alphazero.config import (ConfigError, build_game, ddp_devices, scheduled_lr,
                               search_config, selfplay_config, validate_training, worker_count)
 from alphazero.distributed import DataParallelTrainer
 from alphazero.evaluate import Gate
@@ -218,7 +218,7 @@ class TrainingRun:
         games = pool.collect(cfg.train.positions_per_round)
         seconds = max(time.time() - began, 1e-9)
         positions = sum(g.length for g in games)
-        q_share = q_share_at(cfg.selfplay, c["games"])
+        q_share = cfg.selfplay.q_share
         for record in games:
             if record.length == 0:
                 continue  # playout cap randomisation recorded none of its positions

@@ -1,6 +1,7 @@
 """`pip install .` (not editable): the commands run from any folder and find the config tree
 and the shipped networks inside the installed package."""
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,10 +10,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_an_installed_copy_finds_its_config_and_networks_from_any_folder(tmp_path):
-    wheels, site, elsewhere = tmp_path / "wheels", tmp_path / "site", tmp_path / "elsewhere"
+    source, wheels = tmp_path / "source", tmp_path / "wheels"
+    site, elsewhere = tmp_path / "site", tmp_path / "elsewhere"
     elsewhere.mkdir()
+    # a copy of what the package is built from: building writes a build/ folder beside it
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("alphazero", "games", "conf", "checkpoints/pretrained"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=skip)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(ROOT)],
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
                    check=True, capture_output=True, cwd=tmp_path)
     subprocess.run([*pip, "install", "--no-deps", "--target", str(site), *wheels.glob("*.whl")],
                    check=True, capture_output=True, cwd=tmp_path)

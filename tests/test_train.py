@@ -63,7 +63,7 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
     second = train(tmp_path, "train.max_games=48", "train.resume=true",
                    "selfplay.full_search_share=0.5", "selfplay.fast_simulations=2",
                    f"train.lr_schedule=[[{games},0.0001]]",
-                   "selfplay.q_share=1", f"selfplay.q_share_from_games={games}")
+                   "selfplay.q_share=1")
     assert second.returncode == 0, second.stderr
     resumed = torch.load(latest, weights_only=True)
     assert resumed["counters"]["games"] >= 48
@@ -115,7 +115,6 @@ def test_a_network_alone_continues_with_fresh_training_state(tmp_path):
     ("selfplay.full_search_share=1.5", "selfplay.full_search_share"),
     ("mcts.discount=0", "mcts.discount"),
     ("selfplay.q_share=2", "selfplay.q_share"),
-    ("selfplay.q_share_from_games=-1", "selfplay.q_share_from_games"),
     ("train.lr_schedule=[[100,0.001],[50,0.0001]]", "train.lr_schedule"),
     ("train.lr_schedule=[[100,0]]", "train.lr_schedule"),
     ("eval.opening_plies=-1", "eval.opening_plies"),

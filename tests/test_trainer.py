@@ -8,7 +8,7 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from alphazero.config import q_share_at, scheduled_lr
+from alphazero.config import scheduled_lr
 from alphazero.network import build_model
 from alphazero.trainer import Trainer, measure_training
 
@@ -113,6 +113,3 @@ def test_lr_schedule_takes_the_last_stage_reached():
     assert scheduled_lr(OmegaConf.create({"lr": 0.002, "lr_schedule": None}), 5000) == 0.002
 
 
-def test_q_share_starts_at_its_game_count():
-    selfplay = OmegaConf.create({"q_share": 0.5, "q_share_from_games": 1000})
-    assert [q_share_at(selfplay, games) for games in (0, 999, 1000, 10**6)] == [0.0, 0.0, 0.5, 0.5]
