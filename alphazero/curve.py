@@ -17,6 +17,7 @@ from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
 from alphazero import checkpoint
+from alphazero.choices import check_group_choices
 from alphazero.config import ConfigError, build_game, validate
 from alphazero.evaluate import check_ladder_options, format_row, ladder, table_header
 from alphazero.paths import CONF_DIR
@@ -75,4 +76,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    check_group_choices(sys.argv[1:])
     main()

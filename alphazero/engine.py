@@ -30,6 +30,7 @@ import hydra
 import numpy as np
 from omegaconf import DictConfig
 
+from alphazero.choices import check_group_choices
 from alphazero.config import build_game, validate
 from alphazero.paths import CONF_DIR
 from alphazero.play import make_agent, run_or_exit, text_input
@@ -253,4 +254,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    check_group_choices(sys.argv[1:])
     main()

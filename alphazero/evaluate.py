@@ -22,6 +22,7 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from alphazero import checkpoint, optimal_moves
+from alphazero.choices import check_group_choices
 from alphazero.config import ConfigError, build_game, validate
 from alphazero.paths import CONF_DIR
 from alphazero.players import PureMCTSPlayer, make_player
@@ -262,4 +263,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    check_group_choices(sys.argv[1:])
     main()

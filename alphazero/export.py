@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -26,6 +27,7 @@ import torch
 from omegaconf import DictConfig
 
 from alphazero import checkpoint
+from alphazero.choices import check_group_choices
 from alphazero.config import ConfigError
 from alphazero.network import build_model
 from alphazero.paths import CONF_DIR
@@ -92,4 +94,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    check_group_choices(sys.argv[1:])
     main()

@@ -16,6 +16,7 @@ import hydra
 import numpy as np
 from omegaconf import DictConfig
 
+from alphazero.choices import check_group_choices
 from alphazero.config import ConfigError, build_game, validate
 from alphazero.paths import CONF_DIR
 from alphazero.players import make_player
@@ -137,4 +138,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    check_group_choices(sys.argv[1:])
     main()

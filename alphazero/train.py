@@ -23,6 +23,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from alphazero import checkpoint
+from alphazero.choices import check_group_choices
 from alphazero.config import (ConfigError, build_game, ddp_devices, scheduled_lr,
                               search_config, selfplay_config, validate_training, worker_count)
 from alphazero.distributed import DataParallelTrainer
@@ -289,4 +290,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    check_group_choices(sys.argv[1:])
     main()

@@ -1,16 +1,19 @@
 """What a user gets without overriding anything: each game's recipe, its playing budget,
 any course board, and threads chosen by the product."""
+import subprocess
+import sys
+
 import pytest
 import torch
 from omegaconf import OmegaConf
 
 from alphazero import checkpoint, threads
 from alphazero.config import ConfigError, build_game, validate
-from alphazero.paths import PRETRAINED_DIR
+from alphazero.paths import CONF_DIR, PRETRAINED_DIR
 from alphazero.players import default_checkpoint, make_player
 from games import make_game
 from tests.test_engine import make_engine, ok, refused
-from tests.test_play import compose_config
+from tests.test_play import ROOT, compose_config
 
 SHIPPED = sorted(path.stem for path in PRETRAINED_DIR.glob("*.pt"))
 # run-specific keys of a saved config, and keys that only exist on one side: options added
@@ -113,3 +116,12 @@ def test_threads_are_chosen_per_process(monkeypatch):
         assert threads.use_training_threads(3, workers=0) == 3
     finally:
         torch.set_num_threads(before)
+
+
+def test_an_unknown_group_choice_is_one_sentence_and_exit_2():
+    result = subprocess.run([sys.executable, "-m", "alphazero.play", "game=chess"], cwd=ROOT,
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr == ("error: unknown game 'chess'; choose one of: "
+                             + ", ".join(sorted(p.stem for p in (CONF_DIR / "game").glob("*.yaml")))
+                             + ".\n")
