@@ -242,7 +242,7 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
         time.sleep(2.0)
         before, began = list(counters), time.perf_counter()
         time.sleep(seconds)
-        positions, calls, network_ns = (a - b for a, b in zip(counters, before))
+        positions, calls, network_ns, waiting_ns = (a - b for a, b in zip(counters, before))
         elapsed = time.perf_counter() - began
         pool.service.check()
     finally:
@@ -254,6 +254,7 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
              "games_in_parallel": config.games_in_parallel, "precision": precision,
              "sims_per_s": round(positions / elapsed), "mean_batch": batch,
              "service_in_network": round(network_ns / 1e9 / elapsed, 3),
+             "service_waiting": round(waiting_ns / 1e9 / elapsed, 3),
              "network_positions_per_s": round(network),
              "share_of_network": round(positions / elapsed / network, 3)}]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing.connection as mp_connection
 import queue
+import time
 
 import numpy as np
 import torch
@@ -74,7 +75,9 @@ def newest_weights(weights_queue) -> bytes | None:
 
 def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_event) -> None:
     """The service process: load the first weights, then answer batches until stopped,
-    loading newer weights between batches. counters[0] counts positions, counters[1] calls."""
+    loading newer weights between batches. counters: positions evaluated, network calls,
+    nanoseconds inside them (how busy the service keeps the network) and nanoseconds spent
+    waiting for requests (how much the workers keep it waiting)."""
     from alphazero.pool import weights_from_bytes  # pool imports this module
     torch.set_num_threads(1)  # on a CPU the workers need the other cores
     game = make_game(spec.game_name, **spec.game_params)
@@ -89,14 +92,20 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
         if latest is not None:
             inference.load_state_dict(weights_from_bytes(latest))
         requests = []
-        for conn in mp_connection.wait(conns, timeout=0.2):
+        waited = time.perf_counter_ns()
+        ready = mp_connection.wait(conns, timeout=0.2)
+        with counters.get_lock():
+            counters[3] += time.perf_counter_ns() - waited
+        for conn in ready:
             request, n = conn.recv()
             requests.append((conn, views[index[id(conn)]], request, n))
         if not requests:
             continue
         planes = np.concatenate([v[0][:n] for _, v, _, n in requests])
         legal = np.concatenate([v[1][:n] for _, v, _, n in requests])
+        began = time.perf_counter_ns()
         priors, values = inference(planes, legal)
+        took = time.perf_counter_ns() - began
         start = 0
         for conn, (_, _, out_priors, out_values), request, n in requests:
             out_priors[:n] = priors[start:start + n]
@@ -106,4 +115,5 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
         with counters.get_lock():
             counters[0] += len(planes)
             counters[1] += 1
+            counters[2] += took
 

@@ -272,7 +272,7 @@ class _Service:
         self.service_ends = [a for a, _ in pipes]
         self.worker_ends = [b for _, b in pipes]
         self.weights = context.Queue()
-        self.counters = context.Array("q", 2)  # positions evaluated, network calls
+        self.counters = context.Array("q", 4)  # positions, calls, ns in them, ns waiting
         self.process = None
 
     def start(self, weights: bytes, stop_event) -> None:
