@@ -28,12 +28,13 @@ from typing import TextIO
 
 import hydra
 import numpy as np
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from alphazero.choices import check_group_choices
 from alphazero.config import build_game, validate
 from alphazero.paths import CONF_DIR
 from alphazero.play import make_agent, run_or_exit, text_input
+from alphazero.presets import load_presets, playing_budget
 from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.cli import parse_overrides
@@ -84,6 +85,10 @@ class GtpEngine:
 
     def __init__(self, cfg: DictConfig):
         self.cfg = cfg
+        # Without mcts.simulations on the command line, each game set by set_game is searched
+        # with its own playing budget (alphazero.presets), as the starting game is.
+        self.follows_budget = cfg.mcts.simulations == cfg.game.play_simulations
+        self.presets = None  # composed on the first set_game: about a second
         self.board_rng = np.random.default_rng(cfg.seed)
         self.stopped = False
         self.commands = {
@@ -142,7 +147,12 @@ class GtpEngine:
     # --- the game and the board -------------------------------------------------------
     def switch_game(self, game) -> None:
         """Play `game` from now on, with a player built for it; unchanged if that fails."""
-        player = make_agent(game, self.cfg)
+        cfg = self.cfg
+        if self.follows_budget and hasattr(self, "game"):
+            self.presets = self.presets or load_presets()
+            budget = playing_budget(game, self.presets) or self.cfg.game.play_simulations
+            cfg = OmegaConf.merge(self.cfg, {"mcts": {"simulations": budget}})
+        player = make_agent(game, cfg)
         self.game, self.player = game, player
         self.clear_board([])
 

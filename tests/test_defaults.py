@@ -125,3 +125,15 @@ def test_an_unknown_group_choice_is_one_sentence_and_exit_2():
     assert result.stderr == ("error: unknown game 'chess'; choose one of: "
                              + ", ".join(sorted(p.stem for p in (CONF_DIR / "game").glob("*.yaml")))
                              + ".\n")
+
+
+def test_set_game_takes_the_new_games_playing_budget_unless_one_was_given():
+    engine = make_engine("game=connect4_classic", "device=cpu")
+    assert engine.player.simulations == 800
+    ok(engine, "set_game rows=9 cols=10 forbidden=[4,4]")
+    assert engine.player.simulations == compose_config("play", "game=connect4").game.play_simulations
+    ok(engine, "set_game connect6")
+    assert engine.player.simulations == compose_config("play", "game=connect6").game.play_simulations
+    given = make_engine("game=connect4_classic", "mcts.simulations=16", "device=cpu")
+    ok(given, "set_game connect6")
+    assert given.player.simulations == 16

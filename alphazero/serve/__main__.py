@@ -18,9 +18,9 @@ from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from alphazero.config import ConfigError
+from alphazero.paths import CONF_DIR
 from alphazero.play import run_or_exit
 from alphazero.serve.app import create_app
-from alphazero.serve.catalog import CONF_DIR
 
 BOUNDS = {"port": (0, 65535), "max_sessions": (1, 100_000), "max_simulations": (1, 1_000_000)}
 

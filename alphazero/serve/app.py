@@ -26,9 +26,10 @@ from starlette.staticfiles import StaticFiles
 from alphazero import checkpoint
 from alphazero.config import ConfigError
 from alphazero.players import checkpoint_player, default_checkpoint
+from alphazero.presets import Preset, load_presets
 from alphazero.serve.agent import Agent
-from alphazero.serve.catalog import (CatalogError, Preset, checkpoint_roots, display_path,
-                                     list_checkpoints, load_presets, resolve_checkpoint)
+from alphazero.serve.catalog import (CatalogError, checkpoint_roots, display_path,
+                                     list_checkpoints, resolve_checkpoint)
 from alphazero.serve.session import GameSession, Refusal
 from games import GameError, make_game
 

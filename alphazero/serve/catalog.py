@@ -1,19 +1,16 @@
-"""What the page offers: the games (every preset of conf/game/ and every registered game),
-each with the config `play` would compose for it, and the checkpoint files a session may load.
+"""What the page offers: the games (alphazero.presets) and the checkpoint files a session
+may load.
 
 A checkpoint path from a request is accepted only when it resolves (symbolic links
 followed) to a `.pt` file inside one of the project's checkpoint folders.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from hydra import compose, initialize_config_dir
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from alphazero.paths import CONF_DIR, PRETRAINED_DIR
-from games import game_names
+from alphazero.paths import PRETRAINED_DIR
 
 PROJECT_CHECKPOINTS = PRETRAINED_DIR.parent
 NOT_NETWORKS = ("replay",)  # checkpoints/<run>/replay.pt holds a replay buffer, not a network
@@ -21,38 +18,6 @@ NOT_NETWORKS = ("replay",)  # checkpoints/<run>/replay.pt holds a replay buffer,
 
 class CatalogError(ValueError):
     """A game or checkpoint the server does not offer; one sentence for the page."""
-
-
-@dataclass
-class Preset:
-    key: str            # the name in the page: a conf/game/ file, or a registered game's name
-    game_name: str
-    params: dict        # the game's parameters as configured (the page may change them)
-    simulations: int    # the default strength: the game's playing budget
-    cfg: DictConfig     # what `python -m alphazero.play game=<key>` composes
-
-
-def compose_play(overrides: list[str]) -> DictConfig:
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        return compose(config_name="play", overrides=overrides)
-
-
-def playing_budget(cfg: DictConfig) -> int:
-    return int(OmegaConf.select(cfg, "game.play_simulations", default=None) or cfg.mcts.simulations)
-
-
-def load_presets() -> dict[str, Preset]:
-    presets = {}
-    for path in sorted((CONF_DIR / "game").glob("*.yaml")):
-        cfg = compose_play([f"game={path.stem}"])
-        presets[path.stem] = Preset(path.stem, cfg.game.name,
-                                    OmegaConf.to_container(cfg.game.params), playing_budget(cfg), cfg)
-    configured = {p.game_name for p in presets.values()}
-    base = compose_play([])
-    for name in game_names():
-        if name not in configured:  # a game with no config file plays with its own defaults
-            presets[name] = Preset(name, name, {}, playing_budget(base), base)
-    return presets
 
 
 def checkpoint_roots(cfg: DictConfig) -> list[Path]:
