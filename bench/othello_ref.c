@@ -1,5 +1,5 @@
 /* A competitive C reference for Othello random playouts (docs/performance.md): bitboards,
- * shift-and-mask move generation unrolled per direction, flips from ray tables, the k-th
+ * parallel-prefix move generation (as games/othello.py), flips from ray tables, the k-th
  * legal move by PDEP, xorshift64*, hardware popcount.
  * Rules as games/othello.py (rules=standard, or rules=course with argv[2] = "course").
  * Build and run: gcc -O3 -march=native -o /tmp/othello_ref bench/othello_ref.c
@@ -13,22 +13,27 @@
 #include <immintrin.h>
 
 typedef uint64_t u64;
-static const u64 NOT_A = 0xFEFEFEFEFEFEFEFEULL; /* column 0 cleared */
-static const u64 NOT_H = 0x7F7F7F7F7F7F7F7FULL; /* column 7 cleared */
 static const u64 CENTRAL = 0x007E7E7E7E7E7E00ULL, CORNERS = 0x8100000000000081ULL;
 
-/* One direction: its shift, with the mask that stops runs wrapping around a row. */
-#define DIRECTIONS(X) X(<<, 1, NOT_A) X(>>, 1, NOT_H) X(<<, 8, ~0ULL) X(>>, 8, ~0ULL) \
-                      X(<<, 9, NOT_A) X(<<, 7, NOT_H) X(>>, 7, NOT_A) X(>>, 9, NOT_H)
+/* Cells of `line` in unbroken runs that start next to a seed, both ways along `shift`:
+ * two single steps, then two double steps (parallel prefix), reach the longest run (6). */
+static inline u64 reach(u64 own, u64 line, int shift) {
+    u64 f = line & (own << shift), b = line & (own >> shift);
+    f |= line & (f << shift);
+    b |= line & (b >> shift);
+    u64 pf = line & (line << shift), pb = pf >> shift;
+    int dbl = shift + shift;
+    f |= pf & (f << dbl);
+    b |= pb & (b >> dbl);
+    f |= pf & (f << dbl);
+    b |= pb & (b >> dbl);
+    return (f << shift) | (b >> shift);
+}
 
 static inline u64 moves(u64 own, u64 opp) {
-    u64 empty = ~(own | opp), result = 0, x;
-#define MOVES(OP, N, MASK) \
-    x = ((own OP N) & MASK) & opp; x |= ((x OP N) & MASK) & opp; x |= ((x OP N) & MASK) & opp; \
-    x |= ((x OP N) & MASK) & opp; x |= ((x OP N) & MASK) & opp; x |= ((x OP N) & MASK) & opp; \
-    result |= ((x OP N) & MASK) & empty;
-    DIRECTIONS(MOVES)
-    return result;
+    u64 sideways = opp & 0x7E7E7E7E7E7E7E7EULL;  /* runs kept here never wrap a row */
+    return (reach(own, sideways, 1) | reach(own, opp, 8) | reach(own, sideways, 7)
+            | reach(own, sideways, 9)) & ~(own | opp);
 }
 
 /* Flips along the rays from the square: the opponent discs before the first cell that is not
