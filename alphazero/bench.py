@@ -158,9 +158,12 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     precision, measured in one process. In one process (workers=0, the CPU default) the two
     are timed in alternating slices, so a shared machine's drift hits both alike, and the
     self-play time is split per search step into selection and encoding, the network call,
-    expansion and backup, and the Python around them. With workers=N (default on a GPU: one
+    expansion and backup, and the Python around them. `sims_per_s` counts every simulation,
+    also those ending in a finished game (no network call); `evaluated_per_s` the positions
+    the network evaluated. With workers=N (default on a GPU: one
     per core but one) N worker processes share one inference service, as in training, and
-    the network is timed at the service's mean batch. `share=` and `fast=` turn on playout
+    the network is timed at the service's mean batch (there `sims_per_s` counts the
+    positions the service evaluated). `share=` and `fast=` turn on playout
     cap randomisation (selfplay.full_search_share and selfplay.fast_simulations)."""
     workers = options.get("workers", "auto")
     if workers == "auto":
@@ -171,7 +174,7 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     config = _selfplay_config(options)
     model = build_model("cnn", game).to(_device())
     inference = Inference(model, _device(), "auto")
-    counts = {"positions": 0, "network_s": 0.0}
+    counts = {"positions": 0, "network_s": 0.0, "simulations": 0}
 
     def counting(planes, legal):
         began = time.perf_counter()
@@ -181,6 +184,14 @@ def bench_selfplay(game, options: dict) -> list[dict]:
         return out
 
     worker = SelfPlayWorker(game, counting, config, SearchConfig())
+    search_run = worker.search.run
+
+    def counting_run(evaluator, add_noise=False, simulations=None):
+        # Every simulation counts, also one that ends in a finished game (no network call).
+        counts["simulations"] += int(np.sum(simulations[worker.search.active]))
+        return search_run(evaluator, add_noise, simulations)
+
+    worker.search.run = counting_run
     worker.play_move()  # compile and warm up
     steps = _step_timers(worker.search)
     batch = config.games_in_parallel
@@ -188,7 +199,7 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     planes = rng.integers(0, 2, (batch, game.planes, game.height, game.width)).astype(np.float32)
     legal = np.ones((batch, game.num_actions), dtype=np.bool_)
     inference(planes, legal)
-    counts.update(positions=0, network_s=0.0)
+    counts.update(positions=0, network_s=0.0, simulations=0)
     for key in steps:
         steps[key] = 0.0
     moves, selfplay_s, network_work, network_s = 0, 0.0, 0, 0.0
@@ -202,7 +213,7 @@ def bench_selfplay(game, options: dict) -> list[dict]:
         done, took = _timed(lambda: (inference(planes, legal), batch)[1], seconds / slices)
         network_work += done
         network_s += took
-    sims_per_s = counts["positions"] / selfplay_s
+    sims_per_s = counts["simulations"] / selfplay_s
     network = network_work / network_s
     state = game.new_state(np.random.default_rng(0))
     plies = compiled(game).run_playouts(state, make_rng(0), 200, np.zeros(4, dtype=np.int64)) / 200
@@ -213,10 +224,13 @@ def bench_selfplay(game, options: dict) -> list[dict]:
              "threads": torch.get_num_threads(), "workers": 0, "simulations": config.simulations,
              "full_search_share": config.full_search_share,
              "games_in_parallel": batch, "precision": inference.precision,
-             "sims_per_s": round(sims_per_s), "moves_per_s": round(moves / selfplay_s, 1),
+             "sims_per_s": round(sims_per_s),
+             "evaluated_per_s": round(counts["positions"] / selfplay_s),
+             "moves_per_s": round(moves / selfplay_s, 1),
              "games_per_hour": round(3600 * moves / selfplay_s / plies),
              "network_positions_per_s": round(network),
              "share_of_network": round(sims_per_s / network, 3),
+             "evaluated_share": round(counts["positions"] / selfplay_s / network, 3),
              "time_shares": {k: round(v / selfplay_s, 3) for k, v in shares.items()}}]
 
 
