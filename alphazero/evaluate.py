@@ -4,9 +4,10 @@
 plays the checkpoint against pure MCTS at each level (playouts per move), colours
 alternating, all games of a level at once, and prints a table (with a 95% Wilson interval on
 the win rate) that it also writes as JSON to its run directory. `opponent=PATH` plays two
-checkpoints head to head instead. On classic Connect-4, `solver_positions=N` also measures how
-often the checkpoint (and pure MCTS at the ladder's levels) plays an optimal move on N
-solved positions (alphazero.optimal_moves).
+checkpoints head to head instead. On classic Connect-4 and Othello, `solver_positions=N`
+(with `solver_kind=random|early|selfplay`) also measures how often the checkpoint (and pure
+MCTS at the ladder's levels) plays an optimal move on N solved positions
+(alphazero.optimal_moves).
 """
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ from alphazero.paths import CONF_DIR
 from alphazero.players import PureMCTSPlayer, make_player
 from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
-from games.connect4_solver import Connect4Solver
 
 
 @dataclass
@@ -200,7 +200,7 @@ def check_solver_options(game, cfg: DictConfig) -> None:
     if not isinstance(cfg.solver_positions, int) or cfg.solver_positions < 0:
         raise ConfigError(f"solver_positions must be a number of positions, not {cfg.solver_positions}.")
     if cfg.solver_positions:
-        optimal_moves.check_supported(game)
+        optimal_moves.check_supported(game, cfg.solver_kind)
         plies = list(cfg.solver_plies)
         if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
             raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies}.")
@@ -208,14 +208,12 @@ def check_solver_options(game, cfg: DictConfig) -> None:
 
 def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
     """Optimal-move rates of `player` and of pure MCTS at each level on the same positions."""
-    solver = Connect4Solver(game.rows[0], game.cols[0])
-    fewest, most = cfg.solver_plies
-    states, scores = optimal_moves.random_positions(game, solver, cfg.solver_positions,
-                                                    (fewest, most), cfg.seed)
+    states, values, exact = optimal_moves.solved_positions(
+        game, cfg.solver_positions, cfg.solver_kind, tuple(cfg.solver_plies), cfg.seed)
     players = [("checkpoint", player)] + [
         (f"pure MCTS {level}", PureMCTSPlayer(game, level, seed=cfg.seed + level)) for level in levels]
-    return [{"solver": name} | optimal_moves.optimal_move_rate(who, states, scores)
-            for name, who in players]
+    return [{"solver": name, "kind": cfg.solver_kind}
+            | optimal_moves.optimal_move_rate(who, states, values, exact) for name, who in players]
 
 
 def run(cfg: DictConfig, out_dir: Path) -> dict:
@@ -255,9 +253,11 @@ def main(cfg: DictConfig) -> None:
     print(format_table([r for r in rows if "solver" not in r]))
     for r in rows:
         if "solver" in r:
-            print(f"{r['solver']:<22} optimal moves {r['optimal']:.3f}, outcome-keeping "
-                  f"{r['outcome_keeping']:.3f} on {r['positions']} solved positions (misses: "
-                  f"{r['slower_wins']} slower wins, {r['faster_losses']} faster losses, "
+            exact = (f"optimal moves {r['optimal']:.3f}, " if "optimal" in r else "")
+            misses = (f"{r['weaker_wins']} weaker wins, {r['worse_losses']} worse losses, "
+                      if "optimal" in r else "")
+            print(f"{r['solver']:<22} {exact}outcome-keeping {r['outcome_keeping']:.3f} on "
+                  f"{r['positions']} solved {r['kind']} positions (misses: {misses}"
                   f"{r['dropped']} dropped outcomes)")
     print(f"written: {out_dir / 'ladder.json'}")
 

@@ -175,15 +175,18 @@ def _move_values(own, opp, free, playable, shift, table, work, out):
     """Fill out[action] with each legal action's exact value for the mover (ILLEGAL
     elsewhere)."""
     out[:] = ILLEGAL
+    # np.int64: a literal argument would compile a second version of the recursive search,
+    # which Numba's cache then loads wrongly (numba issue 6713: a segfault).
+    worst, best = np.int64(WORST), np.int64(BEST)
     moves = legal_cells(own, opp, free, playable)
     if moves == 0:
-        out[PASS] = -_negamax(opp, own, WORST, BEST, free, playable, shift, table, work)
+        out[PASS] = -_negamax(opp, own, worst, best, free, playable, shift, table, work)
     while moves:
         square = np.int64(trailing_zeros(moves))
         moves &= moves - U1
         flips = flips_of(own, opp, square)
-        out[square] = -_negamax(opp & ~flips, own | (U1 << np.uint64(square)) | flips, WORST,
-                                BEST, free, playable, shift, table, work)
+        out[square] = -_negamax(opp & ~flips, own | (U1 << np.uint64(square)) | flips, worst,
+                                best, free, playable, shift, table, work)
 
 
 class OthelloSolver:

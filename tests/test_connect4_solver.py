@@ -115,6 +115,8 @@ def test_matches_brute_force(rows, cols, stones, positions):
         moves = reference.random_unfinished(rng, stones)
         expected = reference.move_scores(moves)
         assert solver.move_scores(moves).tolist() == expected, moves
+        outcomes = [score if score == ILLEGAL_MOVE_SCORE else int(np.sign(score)) for score in expected]
+        assert solver.move_scores(moves, outcome_only=True).tolist() == outcomes, moves
         assert solver.solve(moves) == max(expected), moves
         best = [col for col in range(cols) if expected[col] == max(expected)]
         assert solver.optimal_moves(moves) == best, moves

@@ -156,15 +156,15 @@ def test_ladder_command_writes_table_and_json(tmp_path):
     assert "8 simulations per move, network in float32" in result.stdout
 
 
-def test_optimal_move_measure_refuses_other_games(tmp_path):
+def test_optimal_move_measure_refuses_a_kind_the_game_lacks(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=othello", f"checkpoint={tmp_path / 'net.pt'}",
          "eval.levels=[2]", "eval.games=2", "mcts.simulations=4", "solver_positions=5",
-         f"hydra.run.dir={tmp_path}/run"],
+         "solver_kind=early", f"hydra.run.dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 2
-    assert "without a forbidden cell" in result.stderr and "Traceback" not in result.stderr
+    assert "early is for Connect-4" in result.stderr and "Traceback" not in result.stderr
     assert "vs pure MCTS" not in result.stderr  # refused before any game
     assert not (tmp_path / "run" / "ladder.json").exists()
 
