@@ -1,0 +1,56 @@
+"""Seconds per position of the Othello endgame solver, by playable empty cells.
+
+    python bench/othello_solver_speed.py [rules=course] [positions=20] [empties=10,12,14]
+
+Positions come from uniformly random play from the start (seed 0). Each is solved twice with
+a fresh transposition table: its value alone (`solve`), then every legal move's exact value
+(`move_values`, what alphazero.optimal_moves uses). Prints one JSON line per empty count.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import numpy as np
+
+from games import ONGOING, make_game
+from games.othello_solver import OthelloSolver
+
+
+def random_endgame(game, rng, empties: int) -> np.ndarray:
+    corners = 4 if game.rules == "course" else 0
+    while True:
+        state = game.new_state()
+        while game.status(state) == ONGOING and (game.board(state) == 0).sum() - corners > empties:
+            game.play(state, int(rng.choice(game.legal_list(state))))
+        if game.status(state) == ONGOING:
+            return state
+
+
+def timed(call, state) -> float:
+    """Seconds of one call."""
+    began = time.perf_counter()
+    call(state)
+    return time.perf_counter() - began
+
+
+def main(args: list[str]) -> None:
+    options = dict(a.split("=", 1) for a in args)
+    game = make_game("othello", rules=options.get("rules", "course"))
+    count = int(options.get("positions", 20))
+    rng = np.random.default_rng(0)
+    OthelloSolver(game).move_values(random_endgame(game, rng, 6))  # compile
+    for empties in (int(e) for e in options.get("empties", "10,12,14").split(",")):
+        rows = {"solve": [], "move_values": []}
+        for _ in range(count):
+            state = random_endgame(game, rng, empties)
+            for name in rows:  # a fresh table each time, allocated outside the timing
+                rows[name].append(timed(getattr(OthelloSolver(game), name), state))
+        print(json.dumps({"rules": game.rules, "empties": empties, "positions": count} | {
+            f"{name}_{stat}_s": round(float(fn(times)), 4) for name, times in rows.items()
+            for stat, fn in (("mean", np.mean), ("max", np.max))}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
