@@ -177,7 +177,8 @@ class LocalPool:
     def _launch(self, i: int) -> None:
         spec = WorkerSpec(**{**self.spec.__dict__, "seed": self.spec.seed * 1000 + i + 1000 * self.restarts})
         self.weight_queues[i] = self.context.Queue()
-        self.weight_queues[i].put(self.latest_weights)
+        if self.service is None:  # else the service holds the weights
+            self.weight_queues[i].put(self.latest_weights)
         # A fresh count: the permits of a dead worker's unread games die with its pipe.
         self.permits[i] = self.context.Semaphore(self.games_per_worker)
         reader, writer = self.context.Pipe(duplex=False)

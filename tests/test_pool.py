@@ -31,7 +31,7 @@ if __name__ == "__main__":
     game = make_game("connect4", rows=12, cols=12)  # long games, large records
     spec = WorkerSpec(game_name="connect4", game_params=game.params(), model_kind="cnn",
                       model_sizes={"channels": [2, 2, 2]}, device="cpu", precision="float32",
-                      selfplay=SelfPlayConfig(simulations=2, games_in_parallel=32),
+                      selfplay=SelfPlayConfig(simulations=2, games_in_parallel=64),
                       search=SearchConfig(), seed=0)
     pool = LocalPool(spec, workers=1, max_games_in_flight=int(sys.argv[1]), shared_inference=shared)
     pool.start(weights_to_bytes(build_model("cnn", game, channels=[2, 2, 2]).state_dict()))
