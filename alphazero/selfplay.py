@@ -81,10 +81,14 @@ class SelfPlayWorker:
 
     def __init__(self, game, evaluator, config: SelfPlayConfig, search_config: SearchConfig,
                  seed: int = 0):
+        if config.simulations < 2:
+            raise ValueError("self-play needs at least 2 simulations a move: the first only "
+                             "expands a fresh root and visits no move.")
         if not 0.0 < config.full_search_share <= 1.0:
             raise ValueError("full_search_share must be above 0 and at most 1.")
-        if config.full_search_share < 1.0 and not 1 <= config.fast_simulations <= config.simulations:
-            raise ValueError("fast_simulations must be from 1 to the full search's simulations.")
+        if config.full_search_share < 1.0 and not 2 <= config.fast_simulations <= config.simulations:
+            raise ValueError("fast_simulations must be from 2 (the first only expands a fresh "
+                             "root) to the full search's simulations.")
         self.game = game
         self.evaluator = evaluator
         self.config = config

@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from alphazero.mcts import SearchConfig
 from alphazero.replay import ReplayBuffer
@@ -31,6 +32,15 @@ def finished_games(game, count, simulations=8, discount=1.0, **config):
 def test_outcome_is_from_the_side_to_move():
     assert outcome_for(FIRST_WON, 0) == 1.0 and outcome_for(FIRST_WON, 1) == -1.0
     assert outcome_for(SECOND_WON, 1) == 1.0 and outcome_for(DRAW, 0) == 0.0
+
+
+def test_one_simulation_a_move_is_refused():
+    """One simulation only expands a fresh root: no move would have a visit to play."""
+    game = make_game("connect4", rows=6, cols=7)
+    for config in (SelfPlayConfig(simulations=1),
+                   SelfPlayConfig(simulations=8, full_search_share=0.5, fast_simulations=1)):
+        with pytest.raises(ValueError, match="expands a fresh root"):
+            SelfPlayWorker(game, uniform, config, SearchConfig())
 
 
 def test_connect6_records_replay_the_game():
