@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Every table in the README, in one go (about 4 minutes on 2 cores). Run it on a quiet
+# Every table in docs/performance.md, in one go (about 5 minutes on 2 cores). Run it on a quiet
 # machine: the numbers are throughputs, and other processes take cores away.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 echo "## game cores: random playouts (one core)"
 bench/playouts.sh
+echo "## Othello core next to the C reference (bench/othello_ref.c)"
+bench/othello_vs_c.sh
 for game in "connect4 rows=6 cols=7" "connect4 rows=12 cols=12 forbidden=[6,7]" "connect6 size=10" \
             "connect6 size=19" "othello rules=standard" "othello rules=course"; do
   set -- $game
