@@ -21,17 +21,18 @@ class ConfigError(ValueError):
 
 
 # (config key, lowest allowed value) for every number that must be positive or non-negative
-_BOUNDS = [("game.play_simulations", 1), ("mcts.simulations", 1), ("mcts.c_puct", 0), ("mcts.fpu_reduction", 0),
-           ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1),
+# (a search's first simulation only expands the root: a move needs at least a second)
+_BOUNDS = [("game.play_simulations", 2), ("mcts.simulations", 2), ("mcts.c_puct", 0),
+           ("mcts.fpu_reduction", 0), ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1),
            ("mcts.arena_factor", 1),
            ("selfplay.games_in_parallel", 1), ("selfplay.temperature_moves", 0),
-           ("selfplay.fast_simulations", 1),
+           ("selfplay.fast_simulations", 2),
            ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),
            ("train.min_replay", 0), ("train.batch_size", 1), ("train.lr", 0), ("train.l2", 0),
            ("train.checkpoint_minutes", 0), ("eval.interval", 0), ("eval.games", 1),
            ("eval.start_level", 1), ("eval.level_step", 0), ("eval.threshold", 0)]
 # keys that may be null (off) or else a number of at least this
-_NULL_OR_BOUNDS = [("eval.simulations", 1), ("train.max_games", 1), ("train.max_minutes", 0)]
+_NULL_OR_BOUNDS = [("eval.simulations", 2), ("train.max_games", 1), ("train.max_minutes", 0)]
 
 
 def validate(cfg: DictConfig) -> None:

@@ -59,6 +59,7 @@ def test_training_keeps_the_recipes_self_play_budget():
 
 @pytest.mark.parametrize("overrides,words", [
     (["mcts.simulations=0"], "mcts.simulations"),
+    (["mcts.simulations=1"], "mcts.simulations"),  # one simulation expands the root, no more
     (["game.play_simulations=0"], "game.play_simulations"),
     (["threads=0"], "threads"),
     (["eval.gate=bogus"], "eval.gate"),
