@@ -115,5 +115,5 @@ def bench_engines(game, options: dict) -> list[dict]:
         for engine in engines:
             engine.close()
     return [{"game": game.name, "params": game.params(), "engine": i, "moves": moves,
-             "alone_s_per_move": round(alone[i], 3), "side_by_side_s_per_move": round(together[i], 3),
+             "alone_s_per_move": round(alone[i], 4), "side_by_side_s_per_move": round(together[i], 4),
              "ratio": round(together[i] / alone[i], 2)} for i in range(count)]

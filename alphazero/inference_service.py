@@ -115,14 +115,14 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
         began = time.perf_counter_ns()
         priors, values = inference(batch_planes[:total], batch_legal[:total])
         took = time.perf_counter_ns() - began
+        with counters.get_lock():  # before the answers, so a worker that has one sees its count
+            counters[0] += total
+            counters[1] += 1
+            counters[2] += took
         start = 0
         for conn, (_, _, out_priors, out_values), request, n in requests:
             out_priors[:n] = priors[start:start + n]
             out_values[:n] = values[start:start + n]
             start += n
             conn.send(request)
-        with counters.get_lock():
-            counters[0] += total
-            counters[1] += 1
-            counters[2] += took
 

@@ -176,7 +176,7 @@ def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
          f"checkpoint={tmp_path / 'net.pt'}", f"hydra.run.dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
-    assert "is for othello" in result.stderr and "Traceback" not in result.stderr
+    assert "plays othello with" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_ladder_refuses_bad_search_settings(tmp_path):

@@ -98,7 +98,8 @@ def test_the_service_answers_as_the_network_does():
         expected = Inference(model, torch.device("cpu"), "float32")(planes, legal)
         np.testing.assert_allclose(priors, expected[0], atol=1e-6)
         np.testing.assert_allclose(values, expected[1], atol=1e-6)
-        assert list(counters)[:2] == [10, 2] and counters[2] > 0
+        # both requests evaluated (together or apart), their time counted
+        assert counters[0] == 10 and counters[1] in (1, 2) and counters[2] > 0
     finally:
         stop.set()
         process.join(timeout=5)
