@@ -163,7 +163,10 @@ class GtpEngine:
         name, params = self.game.name, self.game.params()
         if "=" not in args[0]:  # a new game starts from its own defaults
             name, params, args = args[0], {}, args[1:]
-        params.update(parse_overrides(args))
+        changes = parse_overrides(args)
+        if {"rows", "cols"} & changes.keys():
+            params.pop("size", None)  # a rectangle replaces a square board's size
+        params.update(changes)
         self.switch_game(make_game(name, **params))
         return ""
 

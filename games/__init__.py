@@ -13,7 +13,8 @@ from games.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, Game, GameError
 __all__ = ["Game", "GameError", "ONGOING", "FIRST_WON", "SECOND_WON", "DRAW",
            "game_names", "make_game"]
 
-_INFRASTRUCTURE = {"arrays", "base", "cli", "perft", "rng", "specialize"}
+_INFRASTRUCTURE = {"arrays", "base", "cli", "perft", "rng", "specialize", "stone_board",
+                   "connect4_solver", "othello_solver"}
 
 
 def _registry() -> dict:

@@ -111,3 +111,9 @@ def test_training_runs_on_both_pools(tmp_path, pool):
                          cwd=ROOT, capture_output=True, text=True, timeout=400)
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "gomoku" / "latest.pt").is_file()
+
+
+def test_set_game_turns_a_square_board_into_a_rectangle():
+    engine = make_engine("game=gomoku8", *PURE)
+    ok(engine, "set_game rows=6 cols=9")
+    assert engine.game.params() == {"rows": 6, "cols": 9, "exact_five": False}
