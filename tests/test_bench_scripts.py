@@ -1,0 +1,23 @@
+"""The measuring scripts in bench/ that docs/results.md quotes still run and print their JSON."""
+import json
+import subprocess
+import sys
+
+from tests.test_play import ROOT
+
+
+def run_script(*args):
+    result = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                            timeout=240, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+
+
+def test_move_time_times_the_shipped_networks_moves():
+    (row,) = run_script("bench/move_time.py", "game=connect4_classic", "games=1", "mcts.simulations=8")
+    assert row["simulations"] == 8 and row["moves"] > 0 and 0 < row["mean_s"] <= row["max_s"]
+
+
+def test_othello_solver_speed_times_each_empty_count():
+    rows = run_script("bench/othello_solver_speed.py", "positions=2", "empties=10")
+    assert [row["empties"] for row in rows] == [10] and rows[0]["positions"] == 2
