@@ -1,9 +1,10 @@
 """Time GTP engines per move, alone and side by side (`python -m alphazero.bench engines`).
 
 Match tools and GUIs start two engines at once on the same machine. Each engine here plays
-the same moves from the empty board (`genmove` for both colours; the search is deterministic,
-so both runs see the same positions), first alone, then `engines` of them at once, and the
-row reports each one's mean seconds per move and the ratio side by side / alone. The first
+the same moves from the empty board (`genmove` for both colours, at the board's playing budget
+unless `simulations` is given; the search is deterministic, so both runs see the same
+positions), first alone, then `engines` of them at once, and the row reports each one's mean
+seconds per move and the ratio side by side / alone. The first
 move of each engine is a warm-up and not timed.
 """
 from __future__ import annotations
@@ -13,6 +14,9 @@ import sys
 import tempfile
 import threading
 import time
+
+from alphazero.presets import load_presets, playing_budget
+from games import ONGOING
 
 COLOURS = ("b", "w")
 
@@ -55,14 +59,19 @@ class EngineProcess:
         raise EngineError(f"the engine stopped before answering '{command}': "
                           + " ".join(self.errors.read().split()))
 
-    def timed_moves(self, moves: int) -> list[float]:
-        """Seconds per genmove over `moves` moves after one warm-up, from a cleared board."""
+    def timed_moves(self, game, moves: int) -> list[float]:
+        """Seconds per genmove over `moves` moves after one warm-up, from a cleared board
+        (followed here too, to ask for the side to move: a Connect6 turn is two stones)."""
         self.ask("clear_board")
+        state = game.new_state()
         seconds = []
-        for ply in range(moves + 1):
+        for _ in range(moves + 1):
+            if game.status(state) != ONGOING:
+                break
             began = time.perf_counter()
-            self.ask(f"genmove {COLOURS[ply % 2]}")
+            move = self.ask(f"genmove {COLOURS[game.to_move(state)]}")
             seconds.append(time.perf_counter() - began)
+            game.play(state, game.parse_move(state, move))
         return seconds[1:]
 
     def close(self) -> None:
@@ -77,13 +86,20 @@ class EngineProcess:
 
 
 def engine_overrides(game, options: dict) -> list[str]:
-    """The engine's config for this game: the conf/game file of the game's name (its network
-    and playing budget), with the bench's game parameters and simulations on top."""
+    """The engine's config for this game: the conf/game file of the game's name with the
+    bench's game parameters, searching `simulations` or else the board's playing budget."""
     overrides = [f"game={game.name}"]
     overrides += [f"game.params.{key}={_hydra_value(value)}" for key, value in game.params().items()]
-    if "simulations" in options:
-        overrides.append(f"mcts.simulations={int(options['simulations'])}")
+    simulations = options.get("simulations") or playing_budget(game, load_presets())
+    if simulations:
+        overrides.append(f"mcts.simulations={int(simulations)}")
     return overrides
+
+
+def _mean(seconds: list[float]) -> float:
+    if not seconds:
+        raise EngineError("the game ended before a move could be timed; ask for fewer moves.")
+    return sum(seconds) / len(seconds)
 
 
 def _hydra_value(value) -> str:
@@ -100,11 +116,11 @@ def bench_engines(game, options: dict) -> list[dict]:
     overrides = engine_overrides(game, options)
     engines = [EngineProcess(overrides) for _ in range(count)]
     try:
-        alone = [sum(engine.timed_moves(moves)) / moves for engine in engines]
+        alone = [_mean(engine.timed_moves(game, moves)) for engine in engines]
         together: list[float] = [0.0] * count
 
         def run(i: int) -> None:
-            together[i] = sum(engines[i].timed_moves(moves)) / moves
+            together[i] = _mean(engines[i].timed_moves(game, moves))
 
         workers = [threading.Thread(target=run, args=(i,)) for i in range(count)]
         for worker in workers:
