@@ -22,7 +22,6 @@ from alphazero.pure_mcts import PureMCTS
 from games import make_game
 
 
-
 class AlphaZeroPlayer:
     """The network guiding PUCT, without noise, playing the most visited move."""
 
