@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from alphazero import checkpoint
 from alphazero.config import ConfigError
-from alphazero.players import checkpoint_player, default_checkpoint
+from alphazero.players import checkpoint_player, default_checkpoint, shipped_boards
 from alphazero.presets import Preset, load_presets
 from alphazero.serve.agent import Agent
 from alphazero.serve.catalog import (CatalogError, checkpoint_roots, display_path,
@@ -167,8 +167,9 @@ class Server:
         return live
 
     def simulations(self, value) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= self.max_simulations:
-            raise ApiError(400, f"simulations must be a whole number from 1 to {self.max_simulations}.")
+        # at least 2: a search's first simulation only expands the root (alphazero.config)
+        if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= self.max_simulations:
+            raise ApiError(400, f"simulations must be a whole number from 2 to {self.max_simulations}.")
         return value
 
     # --- agents ------------------------------------------------------------------------------
@@ -179,8 +180,10 @@ class Server:
         if network == SHIPPED:
             path = default_checkpoint(game.name, game.params())
             if path is None:
-                raise CatalogError(f"no network is shipped for {game.name} {game.params()}; "
-                                   "choose a checkpoint file or pure MCTS.")
+                raise CatalogError(f"no network is shipped for {game.name} with "
+                                   f"{checkpoint.describe_params(game.params())} (the shipped ones play: "
+                                   f"{shipped_boards(game.name)}); choose a checkpoint file or "
+                                   "pure MCTS.")
         else:
             path = resolve_checkpoint(network, self.roots)
         return Agent(game, self.player(preset, game, path), display_path(path))
