@@ -274,3 +274,16 @@ def test_the_server_starts_on_loopback_and_says_where():
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_the_course_network_plays_and_analyses_a_chosen_course_board(client):
+    """A 9x10 board with a forbidden cell: the shipped course network (trained on 12x12
+    planes) searches it, and the heat map covers the board's own 10 columns."""
+    game = client.post("/api/games", json={
+        "game": "connect4", "network": "shipped", "colour": "both", "simulations": 16,
+        "params": {"rows": 9, "cols": 10, "forbidden": [4, 4]}}).json()
+    assert "connect4.pt" in game["agent"], game
+    thought = client.post(f"/api/games/{game['id']}/analyse", json={}).json()
+    assert -1 <= thought["value_black"] <= 1 and thought["visits"] == 15
+    view = client.post(f"/api/games/{game['id']}/agent", json={}).json()
+    assert len(view["moves"]) == 1

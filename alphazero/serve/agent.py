@@ -37,11 +37,15 @@ class Agent:
         return self._network_thought(state, simulations)
 
     def _network_thought(self, state, simulations: int) -> Thought:
-        search = BatchedSearch(self.game, 1, simulations, self.player.search_config, seed=self.seed)
+        # The player's game is the one its network was trained on: for a board inside a
+        # trained range (course Connect-4) the same states with the network's input size.
+        search = BatchedSearch(self.player.game, 1, simulations, self.player.search_config,
+                               seed=self.seed)
         search.set_root(0, state)
         search.run(self.player.inference)
         line = search.principal_variation(0)  # starts with the most visited move
-        return Thought(line[0], float(search.root_values()[0]), search.visit_counts()[0], line)
+        visits = search.visit_counts()[0][:self.game.num_actions]
+        return Thought(line[0], float(search.root_values()[0]), visits, line)
 
     def _pure_thought(self, state, simulations: int) -> Thought:
         mcts = PureMCTS(self.game, simulations, seed=self.seed)
