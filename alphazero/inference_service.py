@@ -14,6 +14,7 @@ meant for its predecessor. The service runs the same code on a CPU, where tests 
 """
 from __future__ import annotations
 
+import collections
 import multiprocessing.connection as mp_connection
 import queue
 import time
@@ -21,7 +22,7 @@ import time
 import numpy as np
 import torch
 
-from alphazero.network import Inference, build_model, select_device
+from alphazero.network import Inference, build_model, padded_batch, select_device
 from games import make_game
 
 
@@ -73,11 +74,32 @@ def newest_weights(weights_queue) -> bytes | None:
         return latest
 
 
+class Slot:
+    """One batch's host buffers (page-locked on CUDA) and the requests it holds. On CUDA
+    there are two, used in turn: one is filled while the device works on the other."""
+
+    def __init__(self, rows: int, plane_shape: tuple, actions: int, pinned: bool):
+        self.planes = torch.empty((rows, *plane_shape), pin_memory=pinned)
+        # Padding rows keep a legal action, so the softmax of a row nobody reads stays finite.
+        self.legal = torch.ones((rows, actions), dtype=torch.bool, pin_memory=pinned)
+        self.priors = torch.empty((rows, actions), pin_memory=pinned)
+        self.values = torch.empty(rows, pin_memory=pinned)
+        self.arrays = (self.planes.numpy(), self.legal.numpy(), self.priors.numpy(),
+                       self.values.numpy())
+        self.requests: list = []  # (worker's pipe, request number, first row, rows)
+        self.done = None  # on CUDA, the event recorded after the answers' copies
+
+
 def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_event) -> None:
     """The service process: load the first weights, then answer batches until stopped,
     loading newer weights between batches. counters: positions evaluated, network calls,
-    nanoseconds inside them (how busy the service keeps the network) and nanoseconds spent
-    waiting for requests (how much the workers keep it waiting)."""
+    nanoseconds the service spends launching calls and waiting for their answers, and
+    nanoseconds spent waiting for requests (how much the workers keep it waiting).
+
+    On CUDA two batches are in flight: while the device evaluates one, the service gathers
+    the next from the workers that are not waiting for it and queues it behind, so the
+    device does not idle while the service copies requests and answers workers; batches
+    are padded to a few sizes (`padded_batch`). On a CPU each batch is answered at once."""
     from alphazero.pool import weights_from_bytes  # pool imports this module
     torch.set_num_threads(1)  # on a CPU the workers need the other cores
     game = make_game(spec.game_name, **spec.game_params)
@@ -85,44 +107,65 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
     inference = Inference(build_model(spec.model_kind, game, **spec.model_sizes).to(device),
                           device, spec.precision)
     inference.load_state_dict(weights_from_bytes(weights_queue.get()))
-    views = [block.views() for block in blocks]
-    index = {id(conn): i for i, conn in enumerate(conns)}
-    # One batch buffer for every call, page-locked on CUDA so that the copy to the device is
-    # one direct transfer (and no call allocates and faults in fresh pages).
-    pinned = device.type == "cuda"
-    rows = sum(block.rows for block in blocks)
-    batch_planes = torch.empty((rows, *blocks[0].plane_shape), pin_memory=pinned).numpy()
-    batch_legal = torch.empty((rows, blocks[0].actions), dtype=torch.bool, pin_memory=pinned).numpy()
+    workers = {id(conn): block.views() for conn, block in zip(conns, blocks)}
+    on_cuda = device.type == "cuda"
+    rows = padded_batch(sum(block.rows for block in blocks))
+    slots = [Slot(rows, blocks[0].plane_shape, blocks[0].actions, on_cuda)
+             for _ in range(2 if on_cuda else 1)]
+    in_flight: collections.deque = collections.deque()
+    launches = 0
     while not stop_event.is_set():
         latest = newest_weights(weights_queue)
-        if latest is not None:
+        if latest is not None:  # on CUDA, ordered after the calls already queued
             inference.load_state_dict(weights_from_bytes(latest))
-        requests = []
         waited = time.perf_counter_ns()
-        ready = mp_connection.wait(conns, timeout=0.2)
+        ready = mp_connection.wait(conns, timeout=0 if in_flight else 0.2)
         with counters.get_lock():
             counters[3] += time.perf_counter_ns() - waited
-        for conn in ready:
-            request, n = conn.recv()
-            requests.append((conn, views[index[id(conn)]], request, n))
-        if not requests:
-            continue
-        total = 0
-        for _, (planes, legal, _, _), _, n in requests:
-            batch_planes[total:total + n] = planes[:n]
-            batch_legal[total:total + n] = legal[:n]
-            total += n
-        began = time.perf_counter_ns()
-        priors, values = inference(batch_planes[:total], batch_legal[:total])
-        took = time.perf_counter_ns() - began
-        with counters.get_lock():  # before the answers, so a worker that has one sees its count
-            counters[0] += total
-            counters[1] += 1
-            counters[2] += took
-        start = 0
-        for conn, (_, _, out_priors, out_values), request, n in requests:
-            out_priors[:n] = priors[start:start + n]
-            out_values[:n] = values[start:start + n]
-            start += n
-            conn.send(request)
+        if ready:
+            slot = slots[launches % len(slots)]
+            launches += 1
+            gather(slot, ready, workers)
+            total = sum(n for _, _, _, n in slot.requests)
+            size = padded_batch(total) if on_cuda else total
+            began = time.perf_counter_ns()
+            inference.launch(slot.planes[:size], slot.legal[:size], slot.priors[:size],
+                             slot.values[:size])
+            if on_cuda:
+                slot.done = torch.cuda.Event()
+                slot.done.record()
+            with counters.get_lock():  # before the answers, so a worker that has one sees its count
+                counters[0] += total
+                counters[1] += 1
+                counters[2] += time.perf_counter_ns() - began
+            in_flight.append(slot)
+        if in_flight and (len(in_flight) == len(slots) or not ready):
+            answer(in_flight.popleft(), workers, counters)
 
+
+def gather(slot: Slot, ready: list, workers: dict) -> None:
+    """Copy the batches of the workers whose requests are waiting into one slot."""
+    planes, legal, _, _ = slot.arrays
+    slot.requests, total = [], 0
+    for conn in ready:
+        request, n = conn.recv()
+        worker_planes, worker_legal, _, _ = workers[id(conn)]
+        planes[total:total + n] = worker_planes[:n]
+        legal[total:total + n] = worker_legal[:n]
+        slot.requests.append((conn, request, total, n))
+        total += n
+
+
+def answer(slot: Slot, workers: dict, counters) -> None:
+    """Wait for a slot's answers, then copy each worker its rows and tell it."""
+    if slot.done is not None:
+        began = time.perf_counter_ns()
+        slot.done.synchronize()
+        with counters.get_lock():
+            counters[2] += time.perf_counter_ns() - began
+    _, _, priors, values = slot.arrays
+    for conn, request, start, n in slot.requests:
+        _, _, out_priors, out_values = workers[id(conn)]
+        out_priors[:n] = priors[start:start + n]
+        out_values[:n] = values[start:start + n]
+        conn.send(request)

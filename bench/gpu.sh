@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# Self-play on a GPU machine (docs/performance.md): for Connect6 10x10 and classic Connect-4,
-# one worker in one process, then workers on one shared inference service (one per core but
-# one), each next to the bare network at the same batch. JSON lines go to $OUT/selfplay.jsonl.
+# Self-play on a GPU machine (docs/performance.md), in the order of what matters most if time
+# runs out: the inference service's answers on CUDA (its test), the network at changing batch
+# sizes (bench/batch_shapes.py), then for classic Connect-4 and Connect6 10x10 one process
+# (workers=0, which also fills Numba's cache) and workers on one shared inference service (one
+# per core but one) at 512 and 128 games per worker, each next to the bare network at the same
+# batch. JSON lines go to $OUT/selfplay.jsonl, everything else to $OUT/log.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-python3}
 OUT=${OUT:-/tmp/gpu_bench}
 SECONDS_EACH=${SECONDS_EACH:-20}
 mkdir -p "$OUT"
-{ nvidia-smi -L; nproc; $PY -c "import torch, numba; print('torch', torch.__version__, 'numba', numba.__version__)"; } > "$OUT/device.txt" 2>&1
-for game in "connect6 size=10" "connect4 rows=6 cols=7"; do
+export PYTHONUNBUFFERED=1
+{ nvidia-smi -L; nproc; $PY -c "import torch, numba; print('torch', torch.__version__, 'numba', numba.__version__)"; } >> "$OUT/log.txt" 2>&1
+timeout 120 $PY -m pytest -q -p no:cacheprovider tests/test_pool.py -k service >> "$OUT/log.txt" 2>&1
+for game in "connect4 rows=6 cols=7" "connect6 size=10"; do
   set -- $game
-  for workers in 0 auto; do
-    timeout 240 $PY -m alphazero.bench selfplay game=$1 "${@:2}" workers=$workers seconds=$SECONDS_EACH --json \
-      >> "$OUT/selfplay.jsonl" 2>> "$OUT/stderr.txt" || echo "failed: $game workers=$workers" >> "$OUT/stderr.txt"
+  timeout 60 $PY bench/batch_shapes.py game=$1 "${@:2}" batch=3600 seconds=3 >> "$OUT/selfplay.jsonl" 2>> "$OUT/log.txt"
+done
+for game in "connect4 rows=6 cols=7" "connect6 size=10"; do
+  set -- $game
+  timeout 120 $PY -m alphazero.bench selfplay game=$1 "${@:2}" workers=0 seconds=4 --json \
+    >> "$OUT/selfplay.jsonl" 2>> "$OUT/log.txt" || echo "failed: $game workers=0" >> "$OUT/log.txt"
+  for games in 512 128; do
+    timeout 150 $PY -m alphazero.bench selfplay game=$1 "${@:2}" workers=auto trees=$games seconds=$SECONDS_EACH --json \
+      >> "$OUT/selfplay.jsonl" 2>> "$OUT/log.txt" || echo "failed: $game workers=auto games=$games" >> "$OUT/log.txt"
   done
 done
-$PY -m alphazero.bench network game=connect6 size=10 batch=128 seconds=2 --json >> "$OUT/network.jsonl" 2>> "$OUT/stderr.txt"
-cat "$OUT"/*.jsonl "$OUT/device.txt"
+cat "$OUT/selfplay.jsonl"

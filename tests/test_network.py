@@ -5,8 +5,15 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.network import (Inference, ResNet, build_model, default_precision,
-                               measure_inference, select_device)
+from alphazero.network import (
+    Inference,
+    ResNet,
+    build_model,
+    default_precision,
+    measure_inference,
+    padded_batch,
+    select_device,
+)
 
 SPEC = SimpleNamespace(planes=3, height=5, width=6, num_actions=31)
 KINDS = {"cnn": {}, "resnet": {"blocks": 2, "channels": 16}}
@@ -148,3 +155,10 @@ def test_batch_norm_heads_revive_a_channel_negative_everywhere():
     (log_policy[:, 0].sum() + value.sum()).backward()
     for head in (net.policy_head, net.value_head):
         assert head[0].weight.grad.abs().sum() > 0
+
+
+def test_padded_batches_take_few_sizes_and_little_padding():
+    sizes = [padded_batch(n) for n in range(1, 8193)]
+    assert all(n <= size <= max(n, 8) * 1.125 for n, size in zip(range(1, 8193), sizes))
+    assert len(set(sizes)) <= 8 + 8 * 10  # the first 8, then 8 per doubling
+    assert padded_batch(3625) == 3840 and padded_batch(128) == 128

@@ -1,9 +1,11 @@
-"""The self-play pool's bounded memory and its shared inference service (on the CPU)."""
+"""The self-play pool's bounded memory and its shared inference service (on the CPU, and
+on CUDA where there is one)."""
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from alphazero.mcts import SearchConfig
@@ -67,39 +69,55 @@ def test_a_slow_trainer_keeps_memory_flat(tmp_path):
     assert unbounded > 3 * max(growth, 4) and not waiting
 
 
-def test_the_service_answers_as_the_network_does():
-    """A batch evaluated by the inference service equals the same batch evaluated in place."""
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if torch.cuda.is_available() else []))
+def test_the_service_answers_as_the_network_does(device):
+    """Batches of three workers asking at once, evaluated by the inference service (on CUDA
+    two padded batches in flight), equal the same batches evaluated in place."""
     import multiprocessing as mp
+    import threading
 
     from alphazero.inference_service import RemoteEvaluator, SharedBlock, service_main
 
     game = make_game("othello")
     model = build_model("cnn", game, channels=[4, 4, 4])
     spec = WorkerSpec(game_name="othello", game_params=game.params(), model_kind="cnn",
-                      model_sizes={"channels": [4, 4, 4]}, device="cpu", precision="float32",
+                      model_sizes={"channels": [4, 4, 4]}, device=device, precision="float32",
                       selfplay=SelfPlayConfig(games_in_parallel=8), search=SearchConfig(), seed=0)
     context = mp.get_context("spawn")
-    block = SharedBlock(context, 8, (game.planes, game.height, game.width), game.num_actions)
-    service_end, worker_end = context.Pipe()
+    blocks = [SharedBlock(context, 8, (game.planes, game.height, game.width), game.num_actions)
+              for _ in range(3)]
+    pipes = [context.Pipe() for _ in blocks]
     weights, stop = context.Queue(), context.Event()
     weights.put(weights_to_bytes(model.state_dict()))
     counters = context.Array("q", 4)
     process = context.Process(target=service_main, daemon=True,
-                              args=(spec, weights, [block], [service_end], counters, stop))
+                              args=(spec, weights, blocks, [a for a, _ in pipes], counters, stop))
     process.start()
+    expected_model = Inference(model, torch.device("cpu"), "float32")
+    errors, sizes = [], [5, 8, 1, 7, 3, 6]
+
+    def worker(i: int) -> None:
+        rng = np.random.default_rng(i)
+        remote = RemoteEvaluator(blocks[i], pipes[i][1], first_request=100)
+        for n in sizes:
+            planes = rng.integers(0, 2, (n, game.planes, game.height, game.width)).astype(np.float32)
+            legal = rng.random((n, game.num_actions)) < 0.5
+            legal[:, 0] = True
+            priors, values = remote(planes, legal)
+            expected = expected_model(planes, legal)
+            errors.append(max(np.abs(priors - expected[0]).max(), np.abs(values - expected[1]).max()))
+
     try:
-        rng = np.random.default_rng(0)
-        planes = rng.integers(0, 2, (5, game.planes, game.height, game.width)).astype(np.float32)
-        legal = rng.random((5, game.num_actions)) < 0.5
-        legal[:, 0] = True
-        worker_end.send((7, 5))  # an answer to a dead predecessor's request comes first
-        remote = RemoteEvaluator(block, worker_end, first_request=100)
-        priors, values = remote(planes, legal)
-        expected = Inference(model, torch.device("cpu"), "float32")(planes, legal)
-        np.testing.assert_allclose(priors, expected[0], atol=1e-6)
-        np.testing.assert_allclose(values, expected[1], atol=1e-6)
-        # both requests evaluated (together or apart), their time counted
-        assert counters[0] == 10 and counters[1] in (1, 2) and counters[2] > 0
+        pipes[0][1].send((7, 5))  # an answer to a dead predecessor's request comes first
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert len(errors) == 3 * len(sizes) and max(errors) < 1e-5
+        # every request evaluated (several in one call where they met), its time counted
+        assert counters[0] == 5 + 3 * sum(sizes) and 1 <= counters[1] <= 1 + 3 * len(sizes)
+        assert counters[2] > 0
     finally:
         stop.set()
         process.join(timeout=5)
