@@ -22,7 +22,7 @@ import time
 import numpy as np
 import torch
 
-from alphazero.network import Inference, build_model, padded_batch, select_device
+from alphazero.network import Inference, build_model, select_device
 from games import make_game
 
 
@@ -80,8 +80,7 @@ class Slot:
 
     def __init__(self, rows: int, plane_shape: tuple, actions: int, pinned: bool):
         self.planes = torch.empty((rows, *plane_shape), pin_memory=pinned)
-        # Padding rows keep a legal action, so the softmax of a row nobody reads stays finite.
-        self.legal = torch.ones((rows, actions), dtype=torch.bool, pin_memory=pinned)
+        self.legal = torch.empty((rows, actions), dtype=torch.bool, pin_memory=pinned)
         self.priors = torch.empty((rows, actions), pin_memory=pinned)
         self.values = torch.empty(rows, pin_memory=pinned)
         self.arrays = (self.planes.numpy(), self.legal.numpy(), self.priors.numpy(),
@@ -98,8 +97,8 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
 
     On CUDA two batches are in flight: while the device evaluates one, the service gathers
     the next from the workers that are not waiting for it and queues it behind, so the
-    device does not idle while the service copies requests and answers workers; batches
-    are padded to a few sizes (`padded_batch`). On a CPU each batch is answered at once."""
+    device does not idle while the service copies requests and answers workers. On a CPU
+    each batch is answered at once."""
     from alphazero.pool import weights_from_bytes  # pool imports this module
     torch.set_num_threads(1)  # on a CPU the workers need the other cores
     game = make_game(spec.game_name, **spec.game_params)
@@ -109,7 +108,7 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
     inference.load_state_dict(weights_from_bytes(weights_queue.get()))
     workers = {id(conn): block.views() for conn, block in zip(conns, blocks)}
     on_cuda = device.type == "cuda"
-    rows = padded_batch(sum(block.rows for block in blocks))
+    rows = sum(block.rows for block in blocks)
     slots = [Slot(rows, blocks[0].plane_shape, blocks[0].actions, on_cuda)
              for _ in range(2 if on_cuda else 1)]
     in_flight: collections.deque = collections.deque()
@@ -127,10 +126,9 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
             launches += 1
             gather(slot, ready, workers)
             total = sum(n for _, _, _, n in slot.requests)
-            size = padded_batch(total) if on_cuda else total
             began = time.perf_counter_ns()
-            inference.launch(slot.planes[:size], slot.legal[:size], slot.priors[:size],
-                             slot.values[:size])
+            inference.launch(slot.planes[:total], slot.legal[:total], slot.priors[:total],
+                             slot.values[:total])
             if on_cuda:
                 slot.done = torch.cuda.Event()
                 slot.done.record()

@@ -1,5 +1,7 @@
 """Network positions/s at one batch size, and at sizes that change every call as the inference
-service's do, unpadded and padded to `alphazero.network.padded_batch`'s few sizes.
+service's do. On CUDA, `Inference` pads each call to one of a few sizes and runs a CUDA graph
+captured for it, so the two rates should agree; before it did (commit 1fba4cc's version of
+this script, docs/performance.md), changing sizes ran 5-11x slower on an H200.
 
     python bench/batch_shapes.py game=connect4 rows=6 cols=7 [batch=3600] [seconds=3]
 
@@ -21,10 +23,8 @@ from alphazero.network import Inference, build_model, padded_batch, select_devic
 from games import make_game
 
 
-def positions_per_s(inference, game, sizes, seconds: float, asked=None) -> float:
-    """Positions per second over calls of the given sizes in turn; `asked` (default: the
-    sizes) are the positions each call counts, the rest being padding."""
-    asked = sizes if asked is None else asked
+def positions_per_s(inference, game, sizes, seconds: float) -> float:
+    """Positions per second over calls of the given sizes in turn."""
     rng = np.random.default_rng(0)
     largest = max(sizes)
     planes = rng.integers(0, 2, (largest, game.planes, game.height, game.width)).astype(np.float32)
@@ -34,7 +34,7 @@ def positions_per_s(inference, game, sizes, seconds: float, asked=None) -> float
     while time.perf_counter() - began < seconds:
         n = sizes[k % len(sizes)]
         inference(planes[:n], legal[:n])
-        done, k = done + asked[k % len(sizes)], k + 1
+        done, k = done + n, k + 1
     return done / (time.perf_counter() - began)
 
 
@@ -46,15 +46,13 @@ def main(args: list[str]) -> None:
     torch.set_num_threads(1)
     inference = Inference(build_model("cnn", game).to(device), device, "float32")
     changing = np.random.default_rng(0).integers(batch // 2, 3 * batch // 2 + 1, 10_000).tolist()
-    padded = [padded_batch(n) for n in changing]
     fixed = positions_per_s(inference, game, [batch], seconds)
-    unpadded = positions_per_s(inference, game, changing, seconds)
-    padded_rate = positions_per_s(inference, game, padded, seconds, asked=changing)
+    changing_rate = positions_per_s(inference, game, changing, seconds)
     print(json.dumps({"game": game.name, "params": game.params(), "device": device.type,
                       "batch": batch, "fixed_batch_pos_per_s": round(fixed),
-                      "changing_pos_per_s": round(unpadded),
-                      "changing_padded_pos_per_s": round(padded_rate),
-                      "padded_sizes": len(set(padded)), "changing_sizes": len(set(changing))}))
+                      "changing_pos_per_s": round(changing_rate),
+                      "changing_sizes": len(set(changing)),
+                      "padded_sizes": len({padded_batch(n) for n in changing})}))
 
 
 if __name__ == "__main__":

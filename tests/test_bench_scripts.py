@@ -21,3 +21,10 @@ def test_move_time_times_the_shipped_networks_moves():
 def test_othello_solver_speed_times_each_empty_count():
     rows = run_script("bench/othello_solver_speed.py", "positions=2", "empties=10")
     assert [row["empties"] for row in rows] == [10] and rows[0]["positions"] == 2
+
+
+def test_batch_shapes_times_fixed_and_changing_batches():
+    (row,) = run_script("bench/batch_shapes.py", "game=connect4", "rows=6", "cols=7", "batch=16",
+                        "seconds=0.2")
+    assert row["fixed_batch_pos_per_s"] > 0 and row["changing_pos_per_s"] > 0
+    assert row["padded_sizes"] < row["changing_sizes"] == 17

@@ -1,4 +1,5 @@
 """Policy-value networks, device selection and batched inference, on a fake game spec."""
+import copy
 from types import SimpleNamespace
 
 import numpy as np
@@ -162,3 +163,23 @@ def test_padded_batches_take_few_sizes_and_little_padding():
     assert all(n <= size <= max(n, 8) * 1.125 for n, size in zip(range(1, 8193), sizes))
     assert len(set(sizes)) <= 8 + 8 * 10  # the first 8, then 8 per doubling
     assert padded_batch(3625) == 3840 and padded_batch(128) == 128
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a CUDA device")
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_cuda_graphs_answer_as_the_cpu_does_and_follow_new_weights(kind):
+    """Batches of changing sizes through the captured graphs (padded, a graph per size)
+    equal the CPU's answers, also after weights are loaded into the captured model."""
+    model = make(kind)
+    cuda = Inference(copy.deepcopy(model).cuda(), torch.device("cuda"), "float32")
+    for step, n in enumerate([5, 9, 5, 1, 17, 9]):
+        if step == 3:  # new weights after the first graphs were captured
+            for p in model.parameters():
+                p.data.add_(0.1 * torch.randn_like(p))
+            cuda.load_state_dict(model.state_dict())
+        cpu = Inference(model, torch.device("cpu"), "float32")
+        planes, legal = random_batch(n, seed=step)
+        for got, expected in zip(cuda(planes, legal), cpu(planes, legal)):
+            # cuDNN convolves in TF32 by default (10-bit mantissa); stale weights would be off by far more
+            np.testing.assert_allclose(got, expected, rtol=3e-3, atol=1e-3)
+    assert {size for size, _, _ in cuda.graphs} == {padded_batch(n) for n in [5, 9, 1, 17]}
