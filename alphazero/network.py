@@ -221,7 +221,7 @@ class Inference:
                                            legal)
         return log_policy.exp(), value.float()
 
-    def _captured(self, size: int, plane_shape: tuple, actions: int) -> "CapturedBatch":
+    def _captured(self, size: int, plane_shape: tuple, actions: int) -> CapturedBatch:
         key = (size, plane_shape, actions)
         if key not in self.graphs:
             batch = CapturedBatch(size, plane_shape, actions, self.device)
