@@ -1,14 +1,20 @@
 """Othello (course and standard rules) against a plain-Python reference of both rule sets."""
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
+from numba import njit
 
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, make_game
-from games.othello import BLACK, PASS, PLY, TO_MOVE, WHITE, nth_set_bit
+from games.othello import (BLACK, PASS, PLY, TO_MOVE, WHITE, fast_pdep, flipping_moves,
+                           flipping_moves_vec, flips_of, flips_vec, nth_bit_pdep,
+                           nth_bit_portable, nth_set_bit)
 from games.perft import compiled
 from games.rng import make_rng
 
@@ -241,6 +247,67 @@ def test_nth_set_bit_picks_each_set_bit_in_order():
     for mask in masks:
         bits = [i for i in range(64) if mask >> i & 1]
         assert [nth_set_bit(np.uint64(mask), n) for n in range(len(bits))] == bits
+
+
+@njit
+def scalar_and_vector_kernels(own, opp):
+    """uint64[65, 2]: flips_of and flips_vec at each flipping cell (0 elsewhere), then
+    flipping_moves and flipping_moves_vec."""
+    out = np.zeros((65, 2), dtype=np.uint64)
+    out[64, 0], out[64, 1] = flipping_moves(own, opp), flipping_moves_vec(own, opp)
+    for cell in range(64):
+        bit = np.uint64(1) << np.uint64(cell)
+        if out[64, 0] & bit:
+            out[cell, 0], out[cell, 1] = flips_of(own, opp, cell), flips_vec(own, opp, bit)
+    return out
+
+
+def test_vector_kernels_match_the_scalar_ones(game):
+    states = random_game_states(game, seed=12, count=300) + [crafted(game, BLACK_MUST_PASS, 0)]
+    flipping = 0
+    for state in states:
+        black, white = (np.uint64(int(state[side]) & (2 ** 64 - 1)) for side in (BLACK, WHITE))
+        for own, opp in ((black, white), (white, black)):
+            pairs = scalar_and_vector_kernels(own, opp)
+            assert np.array_equal(pairs[:, 0], pairs[:, 1])
+            flipping += bin(int(pairs[64, 0])).count("1")
+    assert flipping > 1000
+
+
+def test_nth_bit_picks_the_same_cell_as_nth_set_bit():
+    rng = np.random.default_rng(1)
+    masks = [1, 1 << 63, 2 ** 64 - 1, 0x8100000000000081]
+    masks += [int(m) for m in rng.integers(1, 2 ** 64, size=100, dtype=np.uint64, endpoint=False)]
+    picks = [nth_bit_portable] + ([nth_bit_pdep] if fast_pdep() else [])
+    for mask in masks:
+        bits = [1 << i for i in range(64) if mask >> i & 1]
+        for pick in picks:
+            assert [int(pick(np.uint64(mask), n)) for n in range(len(bits))] == bits
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_c_reference_plays_the_same_random_games(rules, tmp_path):
+    """bench/othello_ref.c, the C program docs/performance.md measures the core against, plays
+    exactly the core's random games from the same seed (same plies, same outcomes)."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc")
+    source = Path(__file__).resolve().parents[1] / "bench" / "othello_ref.c"
+    binary = tmp_path / "othello_ref"
+    build = subprocess.run(["gcc", "-O2", "-march=native", "-o", str(binary), str(source)],
+                           capture_output=True, text=True)
+    if build.returncode != 0:  # e.g. a CPU without AVX2
+        pytest.skip(f"bench/othello_ref.c does not build here: {build.stderr[-300:]}")
+    count, seed = 3000, 7
+    run = subprocess.run([str(binary), "0", rules, str(count), str(seed)],
+                         capture_output=True, text=True, timeout=60, check=True)
+    row = json.loads(run.stdout)
+    game = make_game("othello", rules=rules)
+    outcomes = np.zeros(4, dtype=np.int64)
+    plies = compiled(game).run_playouts(game.new_state(), make_rng(seed), count, outcomes)
+    assert (row["rules"], row["playouts"], row["plies"]) == (rules, count, plies)
+    for key, status in (("first_player_win", FIRST_WON), ("draw", DRAW),
+                        ("second_player_win", SECOND_WON)):
+        assert abs(row[key] - outcomes[status] / count) < 1e-5
 
 
 @pytest.mark.parametrize("rules, black_wins, draws",
