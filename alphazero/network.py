@@ -15,6 +15,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from alphazero.threads import flush_denormals
+
 ILLEGAL_LOGIT = -1e9
 PRECISIONS = ("auto", "float32", "bfloat16", "float16")
 _AUTOCAST_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -200,6 +202,7 @@ class Inference:
             return
         with torch.inference_mode():
             if self.device.type != "cuda":
+                flush_denormals()  # the calling thread's flag: a server's or worker's thread too
                 with self._autocast():
                     log_policy, value = self.model(planes.contiguous(memory_format=torch.channels_last),
                                                    legal)

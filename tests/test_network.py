@@ -183,3 +183,13 @@ def test_cuda_graphs_answer_as_the_cpu_does_and_follow_new_weights(kind):
             # cuDNN convolves in TF32 by default (10-bit mantissa); stale weights would be off by far more
             np.testing.assert_allclose(got, expected, rtol=3e-3, atol=1e-3)
     assert {size for size, _, _ in cuda.graphs} == {padded_batch(n) for n in [5, 9, 1, 17]}
+
+
+def test_cpu_inference_treats_subnormal_floats_as_zero():
+    """A trained network's subnormal activations made CPU moves several times slower; the
+    calling thread computes with them flushed to zero once it has evaluated a batch."""
+    torch.set_flush_denormal(False)
+    subnormal = torch.tensor([1e-39], dtype=torch.float32)
+    assert (subnormal * 1.0).item() != 0.0
+    Inference(make("cnn"), torch.device("cpu"), "float32")(*random_batch(2))
+    assert (subnormal * 1.0).item() == 0.0
