@@ -2,9 +2,12 @@
 search: one position at a time (batch 1), the torch threads `play` uses.
 
     python bench/move_time.py game=othello [games=2] [mcts.simulations=N] [checkpoint=PATH]
+                              [--keep-subnormals]
 
 The network plays itself from random 2-ply openings (one per game), timing every move; the
-first move, which compiles and warms up, is not counted. Prints one JSON line.
+first move, which compiles and warms up, is not counted. `--keep-subnormals` turns off the
+flushing of subnormal floats to zero (alphazero/threads.py), to time the code as it ran
+before. Prints one JSON line.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import time
 
 import numpy as np
 
+from alphazero import network, threads
 from alphazero.config import build_game
 from alphazero.evaluate import random_opening
 from alphazero.players import make_player
@@ -44,5 +48,8 @@ def move_times(overrides: list[str], games: int) -> dict:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if "--keep-subnormals" in args:
+        args.remove("--keep-subnormals")
+        threads.flush_denormals = network.flush_denormals = lambda: None
     count = int(next((a.split("=", 1)[1] for a in args if a.startswith("games=")), 2))
     print(json.dumps(move_times([a for a in args if not a.startswith("games=")], count)))
