@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.paths import CONF_DIR
@@ -23,6 +24,8 @@ class Preset:
 
 
 def compose_play(overrides: list[str]) -> DictConfig:
+    if GlobalHydra.instance().is_initialized():  # inside a command's @hydra.main (the engine)
+        return compose(config_name="play", overrides=overrides)
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
         return compose(config_name="play", overrides=overrides)
 
