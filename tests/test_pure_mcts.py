@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from alphazero.pure_mcts import EDGE_START, STATUS, TRIED, PureMCTS
+from alphazero.pure_mcts import EDGE_START, STATUS, TO_PLAY, TRIED, PureMCTS
 from games import make_game
 from tests.search_positions import BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position
 
@@ -72,3 +72,24 @@ def test_edge_statistics_are_consistent(name, params):
             below = player.edge_visits[c_start:c_start + c_tried].sum() if c_start >= 0 else 0
             if nodes[child, STATUS] == 0:  # an ongoing child: one visit created it
                 assert below == player.edge_visits[e] - 1
+
+
+@pytest.mark.parametrize("name,params", [("connect4", {"rows": 6, "cols": 7}),
+                                         ("othello", {"rules": "course"})])
+def test_saved_positions_do_not_change_the_search(name, params):
+    """Iterations that start from a position saved near the root search exactly as those
+    that replay every move from the root."""
+    game = make_game(name, **params)
+    state = game.new_state(np.random.default_rng(0))
+    saving, replaying = PureMCTS(game, 3000, seed=5), PureMCTS(game, 3000, seed=5)
+    replaying.saved = replaying.saved[:1]  # slot 0 is "none": nothing can be saved
+    (visits_a, values_a), (visits_b, values_b) = saving.search(state), replaying.search(state)
+    np.testing.assert_array_equal(visits_a, visits_b)
+    np.testing.assert_array_equal(values_a, values_b)
+    assert (saving.nodes[:, TO_PLAY] >> 1).max() > 1  # several positions were saved
+    assert (replaying.nodes[:, TO_PLAY] >> 1).max() == 0
+
+
+def test_negative_exploration_is_refused():
+    with pytest.raises(ValueError, match="exploration"):
+        PureMCTS(make_game("connect4", rows=6, cols=7), 10, exploration=-0.5)
