@@ -205,8 +205,11 @@ def test_ctrl_c_saves_when_the_output_pipe_is_gone(tmp_path):
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
             "train.checkpoint_minutes=60", "train.snapshot_games=8",
             f"hydra.run.dir={tmp_path}/runs/pipe", f"train.checkpoint_dir={tmp_path}/checkpoints"]
+    # SIGINT as a terminal delivers it, even where this test runs in the background of a
+    # shell (which starts background jobs with SIGINT ignored, and the child would inherit it)
     process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     folder = tmp_path / "checkpoints" / "connect4_classic"
     deadline = time.time() + 120
     while not list(folder.glob("snapshots/*.pt")) and time.time() < deadline:
@@ -214,8 +217,10 @@ def test_ctrl_c_saves_when_the_output_pipe_is_gone(tmp_path):
     assert not (folder / "latest.pt").exists()  # no periodic save yet: the interrupt's is tested
     process.stdout.close()  # the reader of the pipe is gone, as tee after Ctrl-C
     process.send_signal(signal.SIGINT)
-    stderr = process.stderr.read()
-    process.wait(timeout=60)
+    try:
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
     assert "Traceback" not in stderr, stderr
     assert checkpoint.load(folder / "latest.pt")["counters"]["games"] >= 8
 
