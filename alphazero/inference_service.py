@@ -86,7 +86,8 @@ class Slot:
         self.arrays = (self.planes.numpy(), self.legal.numpy(), self.priors.numpy(),
                        self.values.numpy())
         self.requests: list = []  # (worker's pipe, request number, first row, rows)
-        self.done = None  # on CUDA, the event recorded after the answers' copies
+        # on CUDA, recorded after the answers' copies of each call
+        self.done = torch.cuda.Event() if pinned else None
 
 
 def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_event) -> None:
@@ -124,13 +125,11 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
         if ready:
             slot = slots[launches % len(slots)]
             launches += 1
-            gather(slot, ready, workers)
-            total = sum(n for _, _, _, n in slot.requests)
+            total = gather(slot, ready, workers)
             began = time.perf_counter_ns()
             inference.launch(slot.planes[:total], slot.legal[:total], slot.priors[:total],
                              slot.values[:total])
-            if on_cuda:
-                slot.done = torch.cuda.Event()
+            if slot.done is not None:
                 slot.done.record()
             with counters.get_lock():  # before the answers, so a worker that has one sees its count
                 counters[0] += total
@@ -141,8 +140,9 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
             answer(in_flight.popleft(), workers, counters)
 
 
-def gather(slot: Slot, ready: list, workers: dict) -> None:
-    """Copy the batches of the workers whose requests are waiting into one slot."""
+def gather(slot: Slot, ready: list, workers: dict) -> int:
+    """Copy the batches of the workers whose requests are waiting into one slot; returns
+    the rows gathered."""
     planes, legal, _, _ = slot.arrays
     slot.requests, total = [], 0
     for conn in ready:
@@ -152,6 +152,7 @@ def gather(slot: Slot, ready: list, workers: dict) -> None:
         legal[total:total + n] = worker_legal[:n]
         slot.requests.append((conn, request, total, n))
         total += n
+    return total
 
 
 def answer(slot: Slot, workers: dict, counters) -> None:

@@ -203,11 +203,9 @@ class Inference:
         with torch.inference_mode():
             if self.device.type != "cuda":
                 flush_denormals()  # the calling thread's flag: a server's or worker's thread too
-                with self._autocast():
-                    log_policy, value = self.model(planes.contiguous(memory_format=torch.channels_last),
-                                                   legal)
-                priors.copy_(log_policy.exp())
-                values.copy_(value.float())
+                out_priors, out_values = self._forward(planes, legal)
+                priors.copy_(out_priors)
+                values.copy_(out_values)
                 return
             batch = self._captured(padded_batch(n), tuple(planes.shape[1:]), legal.shape[1])
             batch.planes[:n].copy_(planes, non_blocking=True)
@@ -216,10 +214,13 @@ class Inference:
             priors.copy_(batch.priors[:n], non_blocking=True)
             values.copy_(batch.values[:n], non_blocking=True)
 
-    def _forward(self, planes: torch.Tensor, legal: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _forward(self, planes: torch.Tensor, legal: torch.Tensor,
+                 capturing: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """(priors, values) of the model at this Inference's precision."""
         # autocast's weight cache would keep casts made at capture: a graph must cast afresh
         with torch.autocast(self.device.type, dtype=_AUTOCAST_DTYPES.get(self.precision),
-                            enabled=self.precision in _AUTOCAST_DTYPES, cache_enabled=False):
+                            enabled=self.precision in _AUTOCAST_DTYPES,
+                            cache_enabled=not capturing):
             log_policy, value = self.model(planes.contiguous(memory_format=torch.channels_last),
                                            legal)
         return log_policy.exp(), value.float()
@@ -233,18 +234,15 @@ class Inference:
             side.wait_stream(torch.cuda.current_stream(self.device))
             with torch.cuda.stream(side):
                 for _ in range(2):
-                    self._forward(batch.planes, batch.legal)
+                    self._forward(batch.planes, batch.legal, capturing=True)
             torch.cuda.current_stream(self.device).wait_stream(side)
             if self.graph_pool is None:
                 self.graph_pool = torch.cuda.graph_pool_handle()
             with torch.cuda.graph(batch.graph, pool=self.graph_pool):
-                batch.priors, batch.values = self._forward(batch.planes, batch.legal)
+                batch.priors, batch.values = self._forward(batch.planes, batch.legal,
+                                                           capturing=True)
             self.graphs[key] = batch
         return self.graphs[key]
-
-    def _autocast(self):
-        dtype = _AUTOCAST_DTYPES.get(self.precision)
-        return torch.autocast(self.device.type, dtype=dtype, enabled=dtype is not None)
 
 
 class CapturedBatch:
