@@ -54,8 +54,10 @@ class TrainingRun:
         g = self.game
         self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
         self.rng = np.random.default_rng(cfg.seed)
+        # "minutes" is the run's training time over all its sessions, so that a resumed run
+        # stops at train.max_minutes in all, as it stops at train.max_games.
         self.counters = {"round": 0, "games": 0, "positions": 0, "steps": 0, "train_samples": 0.0,
-                         "eval_level": cfg.eval.start_level, "eval_best_rate": 0.0}
+                         "eval_level": cfg.eval.start_level, "eval_best_rate": 0.0, "minutes": 0.0}
         self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.run_name(cfg)
         self.run_dir = run_dir
         self.writer = SummaryWriter(str(run_dir))
@@ -138,10 +140,10 @@ class TrainingRun:
             return InlinePool(self.spec)
         return LocalPool(self.spec, workers, pool.max_games_in_flight)
 
-    def finished(self, started: float) -> bool:
-        t = self.cfg.train
-        return ((t.max_games is not None and self.counters["games"] >= t.max_games)
-                or (t.max_minutes is not None and time.time() - started >= 60 * t.max_minutes))
+    def finished(self) -> bool:
+        t, c = self.cfg.train, self.counters
+        return ((t.max_games is not None and c["games"] >= t.max_games)
+                or (t.max_minutes is not None and c["minutes"] >= t.max_minutes))
 
     def run(self) -> None:
         cfg = self.cfg
@@ -153,20 +155,23 @@ class TrainingRun:
         if devices:  # after resuming, so that every replica starts from the same state
             self.trainer = DataParallelTrainer(self.trainer, self.trainer_args, devices)
         pool.start(weights_to_bytes(self.model.state_dict()))
-        started = last_save = time.time()
+        last_save = clock = time.time()
         # SIGTERM stops the run like Ctrl-C (which a background job started from a script
         # ignores), so `kill PID` and cluster schedulers do not lose the last minutes.
         signal.signal(signal.SIGTERM, _interrupt)
         progress = tqdm(total=cfg.train.max_games, initial=self.counters["games"], unit="game",
                         desc=f"{self.run_name(cfg)} self-play", dynamic_ncols=True)
         try:
-            while not self.finished(started):
+            while not self.finished():
                 games_before = self.counters["games"]
                 self.one_round(pool, progress)
                 self.keep_snapshot(games_before)
                 pool.publish(weights_to_bytes(self.model.state_dict()))
                 if cfg.eval.interval and self.counters["round"] % cfg.eval.interval == 0:
                     self.gate(progress)
+                now = time.time()
+                self.counters["minutes"] += (now - clock) / 60
+                clock = now
                 if time.time() - last_save >= 60 * cfg.train.checkpoint_minutes:
                     self.save()
                     last_save = time.time()

@@ -75,6 +75,15 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
     assert {e.value for e in events.Scalars("selfplay/q_share")} == {1.0}
     assert not set(checkpoint.load(latest.parent / "replay.pt")["zs"].tolist()) <= outcomes
 
+    # train.max_minutes counts the run's time over all its sessions: a run resumed with the
+    # minutes it has already trained stops at once
+    minutes = resumed["counters"]["minutes"]
+    assert minutes > saved["counters"]["minutes"] > 0
+    third = train(tmp_path, "train.resume=true", "train.max_games=null",
+                  f"train.max_minutes={minutes}")
+    assert third.returncode == 0, third.stderr
+    assert torch.load(latest, weights_only=True)["counters"]["games"] == resumed["counters"]["games"]
+
 
 def test_checkpoint_for_another_game_is_refused(tmp_path):
     assert train(tmp_path, "train.max_games=8", "train.min_replay=100000").returncode == 0
