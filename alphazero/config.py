@@ -48,9 +48,10 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
             raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
-    q_share = cfg.selfplay.q_share
-    if not (_is_number(q_share) and 0 <= q_share <= 1):
-        raise ConfigError(f"selfplay.q_share must be a number from 0 to 1, not {q_share!r}.")
+    for key in ("selfplay.q_share", "selfplay.opening_share"):
+        value = OmegaConf.select(cfg, key)
+        if not (_is_number(value) and 0 <= value <= 1):
+            raise ConfigError(f"{key} must be a number from 0 to 1, not {value!r}.")
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     validate_lr_schedule(cfg.train.lr_schedule)
@@ -69,9 +70,10 @@ def validate(cfg: DictConfig) -> None:
         raise ConfigError(f"train.optimizer must be one of {', '.join(OPTIMIZERS)}, not "
                           f"{cfg.train.optimizer!r}.")
     resolve_precision(cfg.selfplay.precision, select_device(cfg.device))
-    if not _is_count(cfg.eval.opening_plies):
-        raise ConfigError(f"eval.opening_plies must be a whole number of at least 0, not "
-                          f"{cfg.eval.opening_plies!r}.")
+    for key in ("eval.opening_plies", "selfplay.opening_plies"):
+        value = OmegaConf.select(cfg, key)
+        if not _is_count(value):
+            raise ConfigError(f"{key} must be a whole number of at least 0, not {value!r}.")
     worker_count(cfg.selfplay.workers)
     validate_pool(cfg.pool, cfg.selfplay.workers)
     devices = ddp_devices(cfg.train.ddp)
@@ -231,4 +233,5 @@ def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:
     s = cfg.selfplay
     return SelfPlayConfig(simulations=cfg.mcts.simulations, games_in_parallel=s.games_in_parallel,
                           temperature_moves=s.temperature_moves, noise=s.noise,
-                          full_search_share=s.full_search_share, fast_simulations=s.fast_simulations)
+                          full_search_share=s.full_search_share, fast_simulations=s.fast_simulations,
+                          opening_plies=s.opening_plies, opening_share=s.opening_share)

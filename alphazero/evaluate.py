@@ -25,6 +25,7 @@ from tqdm import tqdm
 from alphazero import checkpoint, optimal_moves
 from alphazero.choices import check_group_choices
 from alphazero.config import ConfigError, build_game, validate
+from alphazero.openings import random_opening
 from alphazero.paths import CONF_DIR
 from alphazero.players import PureMCTSPlayer, make_player
 from alphazero.threads import use_search_threads
@@ -62,22 +63,15 @@ def match_openings(game, games: int, opening_plies: int, rng) -> np.ndarray:
     states = []
     for i in range(games):
         if i % 2 == 0:
-            board = random_opening(game, game.new_state(rng), opening_plies, rng)
+            try:
+                board = random_opening(game, game.new_state(rng), opening_plies, rng)
+            except ValueError:
+                raise ConfigError(f"eval.opening_plies={opening_plies} random moves end almost "
+                                  "every game; use fewer.") from None
         states.append(board.copy())
     return np.stack(states)
 
 
-def random_opening(game, start: np.ndarray, plies: int, rng, tries: int = 1000) -> np.ndarray:
-    """`start` after `plies` uniformly random moves, none of which ends the game."""
-    for _ in range(tries):
-        board = start.copy()
-        for _ in range(plies):
-            game.play(board, int(rng.choice(game.legal_list(board))))
-            if game.status(board) != ONGOING:
-                break  # the game ended inside the opening: draw another
-        else:
-            return board
-    raise ConfigError(f"eval.opening_plies={plies} random moves end almost every game; use fewer.")
 
 
 def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,

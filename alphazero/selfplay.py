@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from alphazero.mcts import BatchedSearch, SearchConfig
+from alphazero.openings import random_opening_moves
 from games import DRAW, FIRST_WON, ONGOING
 
 
@@ -32,6 +33,8 @@ class SelfPlayConfig:
     noise: bool = True  # Dirichlet noise at the root
     full_search_share: float = 1.0  # playout cap randomisation: share of full, recorded searches
     fast_simulations: int = 32  # the other moves' search budget
+    opening_plies: int = 0  # this many uniformly random moves start a share of the games
+    opening_share: float = 0.0  # (not recorded): the positions users reach from random openings
 
 
 @dataclass
@@ -95,11 +98,17 @@ class SelfPlayWorker:
         self.rng = np.random.default_rng(seed)
         self.search = BatchedSearch(game, config.games_in_parallel, config.simulations,
                                     search_config, seed=seed)
-        self.states = [self._new_game(b) for b in range(config.games_in_parallel)]
         self.histories = [_History() for _ in range(config.games_in_parallel)]
+        self.states = [self._new_game(b) for b in range(config.games_in_parallel)]
 
     def _new_game(self, b: int) -> np.ndarray:
         state = self.game.new_state(self.rng)
+        cfg = self.config
+        # Without openings, draw nothing: the worker's random stream stays what it was before.
+        if cfg.opening_plies and self.rng.random() < cfg.opening_share:
+            for move in random_opening_moves(self.game, state, cfg.opening_plies, self.rng):
+                self.game.play(state, move)
+                self.histories[b].moves.append(move)
         self.search.set_root(b, state)
         return state
 

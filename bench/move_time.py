@@ -19,7 +19,7 @@ import numpy as np
 
 from alphazero import network, threads
 from alphazero.config import build_game
-from alphazero.evaluate import random_opening
+from alphazero.openings import random_opening
 from alphazero.players import make_player
 from alphazero.presets import compose_play
 from alphazero.threads import use_search_threads

@@ -84,6 +84,25 @@ def test_playout_cap_randomisation_records_only_full_searches():
         assert index == record.length and game.status(state) == record.result
 
 
+def test_random_openings_start_a_share_of_the_games_unrecorded():
+    """With opening_plies=3 and opening_share=0.5, about half the games open with three
+    random moves: they are in the record's moves (the game replays from a new board) but no
+    position before the fourth is a training sample; the other games record from the first."""
+    game = make_game("othello", rules="course")
+    games = finished_games(game, 24, simulations=8, opening_plies=3, opening_share=0.5)
+    opened = [record.recorded_plies[0] == 3 for record in games]
+    assert all(record.recorded_plies[0] in (0, 3) for record in games)
+    assert 0.2 < np.mean(opened) < 0.8
+    for record in games:
+        state = game.new_state()
+        for ply, move in enumerate(record.moves):
+            if ply >= record.recorded_plies[0]:
+                index = ply - record.recorded_plies[0]
+                np.testing.assert_array_equal(record.planes[index], game.encode(state))
+            game.play(state, int(move))
+        assert game.status(state) == record.result
+
+
 def test_discounted_targets_shrink_with_the_plies_left():
     """With a discount, z is the outcome times discount ** (plies from the position to the
     end): the last mover's win is worth the discount, an opening's less."""

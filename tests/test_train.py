@@ -127,6 +127,8 @@ def test_a_network_alone_continues_with_fresh_training_state(tmp_path):
     ("train.lr_schedule=[[100,0.001],[50,0.0001]]", "train.lr_schedule"),
     ("train.lr_schedule=[[100,0]]", "train.lr_schedule"),
     ("eval.opening_plies=-1", "eval.opening_plies"),
+    ("selfplay.opening_plies=2.5", "selfplay.opening_plies"),
+    ("selfplay.opening_share=-0.1", "selfplay.opening_share"),
     ("train.snapshot_games=0", "train.snapshot_games"),
     ("model.sizes.head_slope=abc", "model.sizes.head_slope"),
     ("model.sizes.head_norm=maybe", "model.sizes.head_norm"),
