@@ -72,8 +72,6 @@ def match_openings(game, games: int, opening_plies: int, rng) -> np.ndarray:
     return np.stack(states)
 
 
-
-
 def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
                opening_plies: int = 0) -> MatchResult:
     """`games` games, all at once, `player` taking the first move in the even ones. Each pair
