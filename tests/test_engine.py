@@ -173,11 +173,11 @@ def test_engine_over_stdin_and_stdout():
 def test_the_engine_command_switches_games_at_their_playing_budgets():
     """Through `python -m alphazero.engine` (a Hydra app, unlike the engines built in the
     tests above): set_game and boardsize compose the other games' budgets inside it."""
-    session = "boardsize 15\nset_game connect4 rows=9 cols=10\ngenmove b\nquit\n"
+    session = "boardsize 12\nset_game connect4 rows=9 cols=10\ngenmove b\nquit\n"
     result = subprocess.run([sys.executable, "-m", "alphazero.engine", "game=gomoku8"],
                             cwd=ROOT, input=session, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     answers = result.stdout.split("\n\n")
-    assert answers[0].startswith("? no shipped network plays gomoku with size=15")
+    assert answers[0].startswith("? no shipped network plays gomoku with size=12")
     assert answers[1] == "=" and answers[2][2:] in [str(c) for c in range(1, 11)]
     assert answers[3:] == ["=", ""]
