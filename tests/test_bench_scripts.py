@@ -28,3 +28,31 @@ def test_batch_shapes_times_fixed_and_changing_batches():
                         "seconds=0.2")
     assert row["fixed_batch_pos_per_s"] > 0 and row["changing_pos_per_s"] > 0
     assert row["padded_sizes"] < row["changing_sizes"] == 17
+
+
+def test_average_snapshots_takes_the_mean_of_each_weight(tmp_path):
+    import torch
+
+    from alphazero import checkpoint
+    shipped = checkpoint.load(ROOT / "checkpoints/pretrained/connect4_classic.pt")
+    halved = shipped | {"model": {key: value / 2 if value.is_floating_point() else value
+                                  for key, value in shipped["model"].items()}}
+    checkpoint.save_atomic(halved, tmp_path / "halved.pt")
+    out = tmp_path / "mean.pt"
+    run_script("bench/average_snapshots.py", str(out), str(ROOT / "checkpoints/pretrained/connect4_classic.pt"),
+               str(tmp_path / "halved.pt"))
+    mean = checkpoint.load(out)
+    for key, value in shipped["model"].items():
+        expected = value * 0.75 if value.is_floating_point() else value
+        assert torch.allclose(mean["model"][key], expected), key
+    assert mean["counters"] == shipped["counters"]
+
+
+def test_average_snapshots_refuses_networks_of_different_shapes(tmp_path):
+    result = subprocess.run([sys.executable, "bench/average_snapshots.py", str(tmp_path / "out.pt"),
+                             str(ROOT / "checkpoints/pretrained/connect4_classic.pt"),
+                             str(ROOT / "checkpoints/pretrained/connect6.pt")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120,
+                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2 and "different network shapes" in result.stderr
+    assert not (tmp_path / "out.pt").exists()
