@@ -20,8 +20,7 @@ from alphazero import checkpoint
 def average(paths: list[str]) -> dict:
     saved = [checkpoint.load(path) for path in paths]
     last = saved[-1]
-    shapes = {key: tensor.shape for key, tensor in last["model"].items()}
-    if any({key: tensor.shape for key, tensor in s["model"].items()} != shapes for s in saved):
+    if any(_shapes(s) != _shapes(last) for s in saved):
         raise checkpoint.CheckpointError("the snapshots hold different network shapes.")
     model = {}
     for key, tensor in last["model"].items():
@@ -30,6 +29,10 @@ def average(paths: list[str]) -> dict:
         else:
             model[key] = tensor
     return last | {"model": model, "averaged_from": [str(path) for path in paths]}
+
+
+def _shapes(saved: dict) -> dict:
+    return {key: tensor.shape for key, tensor in saved["model"].items()}
 
 
 def main(argv: list[str]) -> int:

@@ -6,9 +6,13 @@ import sys
 from tests.test_play import ROOT
 
 
+def run_script_process(*args):
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=240, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+
+
 def run_script(*args):
-    result = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
-                            timeout=240, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    result = run_script_process(*args)
     assert result.returncode == 0, result.stderr
     return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
 
@@ -49,10 +53,8 @@ def test_average_snapshots_takes_the_mean_of_each_weight(tmp_path):
 
 
 def test_average_snapshots_refuses_networks_of_different_shapes(tmp_path):
-    result = subprocess.run([sys.executable, "bench/average_snapshots.py", str(tmp_path / "out.pt"),
-                             str(ROOT / "checkpoints/pretrained/connect4_classic.pt"),
-                             str(ROOT / "checkpoints/pretrained/connect6.pt")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120,
-                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    result = run_script_process("bench/average_snapshots.py", str(tmp_path / "out.pt"),
+                                str(ROOT / "checkpoints/pretrained/connect4_classic.pt"),
+                                str(ROOT / "checkpoints/pretrained/connect6.pt"))
     assert result.returncode == 2 and "different network shapes" in result.stderr
     assert not (tmp_path / "out.pt").exists()
