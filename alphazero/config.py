@@ -103,6 +103,10 @@ def _is_slope(value) -> bool:
     return _is_number(value) and 0 <= value < 1
 
 
+def _is_bool(value) -> bool:
+    return isinstance(value, bool)
+
+
 # Per model kind: each size the network's constructor takes, its check, and what it must be.
 _MODEL_SIZES = {
     "cnn": {"channels": (_is_sizes, "a non-empty list of whole numbers of at least 1"),
@@ -110,9 +114,11 @@ _MODEL_SIZES = {
             "value_channels": (_is_size, "a whole number of at least 1"),
             "value_hidden": (_is_size, "a whole number of at least 1"),
             "head_slope": (_is_slope, "a number from 0 up to 1"),
-            "head_norm": (lambda value: isinstance(value, bool), "true or false")},
+            "head_norm": (_is_bool, "true or false"),
+            "ownership": (_is_bool, "true or false")},
     "resnet": {"blocks": (_is_size, "a whole number of at least 1"),
-               "channels": (_is_size, "a whole number of at least 1")},
+               "channels": (_is_size, "a whole number of at least 1"),
+               "ownership": (_is_bool, "true or false")},
 }
 
 

@@ -57,7 +57,7 @@ def _make_data_parallel(trainer: Trainer, device: torch.device) -> None:
 
 
 def _step(trainer: Trainer, batch, rank: int, world: int, device: torch.device) -> dict:
-    """One step on every rank at once: rank 0 passes (planes, pis, zs), the others None.
+    """One step on every rank at once: rank 0 passes (planes, pis, zs, owners), the others None.
     Returns the metrics averaged over the ranks, i.e. those of the whole batch."""
     header = torch.zeros(5, dtype=torch.int64, device=device)  # batch, planes, H, W, actions
     if rank == 0:
@@ -70,7 +70,8 @@ def _step(trainer: Trainer, batch, rank: int, world: int, device: torch.device) 
     if rank == 0:
         tensors = [torch.as_tensor(x, dtype=torch.float32).to(device) for x in batch]
     else:
-        tensors = [torch.empty(shape, device=device) for shape in ((b, p, h, w), (b, a), (b,))]
+        shapes = ((b, p, h, w), (b, a), (b,), (b, h * w))
+        tensors = [torch.empty(shape, device=device) for shape in shapes]
     for tensor in tensors:
         dist.broadcast(tensor, 0)
     low, high = rank * b // world, (rank + 1) * b // world
@@ -120,8 +121,8 @@ class DataParallelTrainer:
         self.device = _join_group(0, devices, address)
         _make_data_parallel(trainer, self.device)
 
-    def train_step(self, planes, pis, zs) -> dict[str, float]:
-        return _step(self.trainer, (planes, pis, zs), 0, self.world, self.device)
+    def train_step(self, planes, pis, zs, owners) -> dict[str, float]:
+        return _step(self.trainer, (planes, pis, zs, owners), 0, self.world, self.device)
 
     def state_dict(self) -> dict:
         return self.trainer.state_dict()

@@ -4,6 +4,12 @@ Both networks map encoded positions float32 [n, planes, height, width] to
 (log_policy [n, num_actions], value [n]). Illegal actions, when a legal mask is given,
 get a large negative logit before the log-softmax, so their probability is exactly zero
 while their log-probability stays finite (0 * log p never turns into NaN in a loss).
+
+With `ownership=True` a network also has an ownership head (KataGo, Wu 2019): for every
+cell of the encoded board, in [-1, 1], whose piece it will hold when the game ends (+1 the
+side to move, -1 the opponent, 0 empty). It is an auxiliary training target only, a dense
+signal for the shared body; search never reads it, and `forward` returns it only when
+asked (`with_ownership=True`, as the trainer does).
 """
 from __future__ import annotations
 
@@ -36,7 +42,7 @@ class PolicyValueNet(nn.Module):
     def __init__(self, planes: int, height: int, width: int, num_actions: int,
                  channels: tuple[int, ...] = (32, 64, 128), policy_channels: int = 4,
                  value_channels: int = 2, value_hidden: int = 64, head_slope: float = 0.0,
-                 head_norm: bool = False):
+                 head_norm: bool = False, ownership: bool = False):
         super().__init__()
         layers, previous = [], planes
         for out_channels in channels:
@@ -63,12 +69,27 @@ class PolicyValueNet(nn.Module):
             *squeeze(value_channels), nn.Flatten(),
             nn.Linear(value_channels * cells, value_hidden), nn.ReLU(),
             nn.Linear(value_hidden, 1), nn.Tanh())
+        self.ownership_head = _ownership_head(previous) if ownership else None
 
-    def forward(self, x: torch.Tensor, legal_mask: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
-        features = self.body(x)
-        log_policy = masked_log_softmax(self.policy_head(features), legal_mask)
-        return log_policy, self.value_head(features).squeeze(1)
+    def forward(self, x: torch.Tensor, legal_mask: torch.Tensor | None = None,
+                with_ownership: bool = False) -> tuple[torch.Tensor, ...]:
+        return _heads(self, self.body(x), legal_mask, with_ownership)
+
+
+def _ownership_head(channels: int) -> nn.Module:
+    return nn.Sequential(nn.Conv2d(channels, 1, 1), nn.Flatten(), nn.Tanh())
+
+
+def _heads(net: nn.Module, features: torch.Tensor, legal_mask: torch.Tensor | None,
+           with_ownership: bool) -> tuple[torch.Tensor, ...]:
+    """(log_policy, value), and the ownership [n, height * width] when asked for."""
+    log_policy = masked_log_softmax(net.policy_head(features), legal_mask)
+    value = net.value_head(features).squeeze(1)
+    if not with_ownership:
+        return log_policy, value
+    if net.ownership_head is None:
+        raise ValueError("this network has no ownership head (model.sizes.ownership=false).")
+    return log_policy, value, net.ownership_head(features)
 
 
 def _conv_bn(in_channels: int, out_channels: int, kernel: int) -> list[nn.Module]:
@@ -91,7 +112,7 @@ class ResNet(nn.Module):
     """AlphaZero-style residual tower with batch norm, policy head and value head."""
 
     def __init__(self, planes: int, height: int, width: int, num_actions: int,
-                 blocks: int = 6, channels: int = 64):
+                 blocks: int = 6, channels: int = 64, ownership: bool = False):
         super().__init__()
         self.body = nn.Sequential(*_conv_bn(planes, channels, 3), nn.ReLU(),
                                   *[ResidualBlock(channels) for _ in range(blocks)])
@@ -101,12 +122,11 @@ class ResNet(nn.Module):
         self.value_head = nn.Sequential(*_conv_bn(channels, 1, 1), nn.ReLU(), nn.Flatten(),
                                         nn.Linear(cells, channels), nn.ReLU(),
                                         nn.Linear(channels, 1), nn.Tanh())
+        self.ownership_head = _ownership_head(channels) if ownership else None
 
-    def forward(self, x: torch.Tensor, legal_mask: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
-        features = self.body(x)
-        log_policy = masked_log_softmax(self.policy_head(features), legal_mask)
-        return log_policy, self.value_head(features).squeeze(1)
+    def forward(self, x: torch.Tensor, legal_mask: torch.Tensor | None = None,
+                with_ownership: bool = False) -> tuple[torch.Tensor, ...]:
+        return _heads(self, self.body(x), legal_mask, with_ownership)
 
 
 MODEL_KINDS = {"cnn": PolicyValueNet, "resnet": ResNet}

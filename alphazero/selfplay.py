@@ -7,7 +7,11 @@ play, when one is set), and the position's symmetry maps, which the replay buffe
 store every symmetric image. Each position also carries q, the root search's mean value:
 the training loop may mix it into the value target (`value_targets`): z is one noisy
 outcome, q the search's estimate of the same position, so the mix has less variance (the
-averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four).
+averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four). And each
+carries the game's final ownership from its side to move's view (+1 own piece, -1 the
+opponent's, 0 empty, per encoded cell), the target of a network's ownership head
+(alphazero.network); it comes from the encoding's first two planes, which every game fills
+with the side to move's pieces and the opponent's (games.base).
 
 Playout cap randomisation (KataGo, Wu 2019): with `full_search_share` below 1, each move is a
 full search (`simulations`, root noise, recorded) with that probability, else a fast one
@@ -43,6 +47,7 @@ class GameRecord:
     pis: np.ndarray  # float32 [n, A]
     zs: np.ndarray  # float32 [n]: the outcome
     qs: np.ndarray  # float32 [n]: the root search's value
+    owners: np.ndarray  # int8 [n, H*W]: who holds each cell at the end, from the mover's view
     cell_syms: np.ndarray  # int16 [n, G, H*W]
     action_syms: np.ndarray  # int16 [n, G, A]
     moves: np.ndarray  # int16 [plies]: every move of the game, recorded or not
@@ -143,7 +148,7 @@ class SelfPlayWorker:
             search.advance(b, int(actions[b]))
             result = game.status(state)
             if result != ONGOING:
-                finished.append(self._record(history, result))
+                finished.append(self._record(history, state, result))
                 self.histories[b] = _History()
                 self.states[b] = self._new_game(b)
         return finished
@@ -155,13 +160,21 @@ class SelfPlayWorker:
         plies_left = len(history.moves) - np.array(history.recorded_plies)
         return (outcomes * self.search.config.discount ** plies_left).astype(np.float32)
 
-    def _record(self, history: _History, result: int) -> GameRecord:
+    def _owners(self, history: _History, final: np.ndarray) -> np.ndarray:
+        """The final position's pieces per cell, from each recorded position's mover's view."""
+        planes = self.game.encode(final)
+        owners = (planes[0] - planes[1]).reshape(-1).astype(np.int8)
+        signs = np.where(np.array(history.movers) == self.game.to_move(final), 1, -1)
+        return (signs[:, None] * owners[None]).astype(np.int8)
+
+    def _record(self, history: _History, final: np.ndarray, result: int) -> GameRecord:
         if not history.recorded_plies:  # every move was a fast search: a game, no samples
             g = self.game
             return GameRecord(
                 planes=np.zeros((0, g.planes, g.height, g.width), dtype=np.uint8),
                 pis=np.zeros((0, g.num_actions), dtype=np.float32), zs=np.zeros(0, dtype=np.float32),
                 qs=np.zeros(0, dtype=np.float32),
+                owners=np.zeros((0, g.height * g.width), dtype=np.int8),
                 cell_syms=np.zeros((0, 1, g.height * g.width), dtype=np.int16),
                 action_syms=np.zeros((0, 1, g.num_actions), dtype=np.int16),
                 moves=np.array(history.moves, dtype=np.int16),
@@ -169,6 +182,7 @@ class SelfPlayWorker:
         return GameRecord(
             planes=np.stack(history.planes), pis=np.stack(history.pis).astype(np.float32),
             zs=self._outcomes(history, result), qs=np.array(history.root_values, dtype=np.float32),
+            owners=self._owners(history, final),
             cell_syms=np.stack(history.cell_syms), action_syms=np.stack(history.action_syms),
             moves=np.array(history.moves, dtype=np.int16),
             recorded_plies=np.array(history.recorded_plies, dtype=np.int16), result=result)

@@ -230,7 +230,8 @@ class TrainingRun:
                 continue  # playout cap randomisation recorded none of its positions
             self.replay.add_game(record.planes.astype(np.float32), record.pis,
                                  value_targets(record, q_share),
-                                 record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
+                                 record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64),
+                                 record.owners)
         c["round"] += 1
         c["games"] += len(games)
         c["positions"] += positions
@@ -256,8 +257,7 @@ class TrainingRun:
         c["train_samples"] -= steps * cfg.train.batch_size
         metrics = {}
         for _ in range(steps):
-            planes, pis, zs = self.replay.sample(cfg.train.batch_size, self.rng)
-            metrics = self.trainer.train_step(planes, pis, zs)
+            metrics = self.trainer.train_step(*self.replay.sample(cfg.train.batch_size, self.rng))
             c["steps"] += 1
             for tag, value in metrics.items():
                 w.add_scalar(tag, value, c["steps"])

@@ -3,7 +3,8 @@
 loss = (z - v)^2 + (-pi . log p) + c * sum of squared weights. The L2 term sits in the
 loss rather than in the optimizer's weight_decay so that it can be logged; it covers the
 conv and linear weight matrices, not biases or batch-norm scales (which only shift or
-rescale and are not what over-fits).
+rescale and are not what over-fits). A network with an ownership head adds the mean squared
+error of its ownership over the board's cells (alphazero.network).
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ class Trainer:
         self.lr = lr
         self.mixed_precision = mixed_precision
         self.decayed_weights = [p for p in model.parameters() if p.dim() > 1]
+        self.ownership = getattr(model, "ownership_head", None) is not None
         if optimizer == "adam":
             self.optimizer = torch.optim.Adam(model.parameters(), lr=lr)
         elif optimizer == "sgd":
@@ -59,35 +61,47 @@ class Trainer:
     def _as_tensor(self, array) -> torch.Tensor:
         return torch.as_tensor(array, dtype=torch.float32).to(self.device, non_blocking=True)
 
-    def _forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _forward(self, planes: torch.Tensor, with_ownership: bool = False
+                 ) -> tuple[torch.Tensor, ...]:
         # bfloat16 autocast needs no gradient scaler; the heads return float32 log-policies.
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.mixed_precision):
-            log_policy, value = self.model(planes)
-        return log_policy, value.float()
+            outputs = (self.model(planes, with_ownership=True) if with_ownership
+                       else self.model(planes))
+        log_policy, value, *ownership = outputs
+        return log_policy, value.float(), *(o.float() for o in ownership)
 
-    def train_step(self, planes, pis, zs) -> dict[str, float]:
+    def train_step(self, planes, pis, zs, owners=None) -> dict[str, float]:
         """One step on a batch (numpy arrays or tensors: planes [b, P, H, W], pis [b, A],
-        zs [b]); returns the metrics logged under these exact TensorBoard tags."""
+        zs [b], owners [b, H * W], which only a network with an ownership head uses);
+        returns the metrics logged under these exact TensorBoard tags."""
         planes, pis, zs = self._as_tensor(planes), self._as_tensor(pis), self._as_tensor(zs)
         self.model.train()
-        log_policy, value = self._forward(planes)
+        log_policy, value, *ownership = self._forward(planes, with_ownership=self.ownership)
         value_loss = (zs - value).pow(2).mean()
         policy_loss = -(pis * log_policy).sum(1).mean()
         l2_loss = self.l2 * sum(w.pow(2).sum() for w in self.decayed_weights)
         total = value_loss + policy_loss + l2_loss
+        extra = {}
+        if self.ownership:
+            if owners is None:
+                raise ValueError("a network with an ownership head trains on ownership targets; "
+                                 "pass owners.")
+            ownership_loss = (self._as_tensor(owners) - ownership[0]).pow(2).mean()
+            total = total + ownership_loss
+            extra = {"loss/ownership": ownership_loss.item()}
         self.optimizer.zero_grad(set_to_none=True)
         total.backward()
         self.optimizer.step()
 
         old_log_policy = log_policy.detach()
         with torch.no_grad(), _buffers_unchanged(self.model):
-            new_log_policy, _ = self._forward(planes)
+            new_log_policy = self._forward(planes)[0]
         # Each row's KL is >= 0; clamping removes float rounding where a policy barely moved.
         kl = (old_log_policy.exp() * (old_log_policy - new_log_policy)).sum(1).clamp_min(0).mean()
         return {"loss/total": total.item(), "loss/value": value_loss.item(),
                 "loss/policy": policy_loss.item(), "loss/l2": l2_loss.item(),
                 "policy/entropy": _mean_entropy(old_log_policy).item(), "policy/kl": kl.item(),
-                "lr": self.optimizer.param_groups[0]["lr"]}
+                "lr": self.optimizer.param_groups[0]["lr"]} | extra
 
     def state_dict(self) -> dict:
         """The optimizer's state (tensors and plain data)."""

@@ -14,7 +14,9 @@ A game is a Python object (a subclass of `Game`) that holds its parameters and e
     to_move(state) -> int                 0 if the first player acts next, else 1
     ply(state) -> int                     actions played since the start (passes count)
     encode(state, out) -> None            write float32 out[planes, height, width],
-                                          from the view of the side to move
+                                          from the view of the side to move: plane 0
+                                          its pieces, plane 1 the opponent's (self-play
+                                          reads the final owner of each cell from them)
     random_playout(state, rng) -> int     play uniformly random legal actions to the end,
                                           in place; return the final status. `rng` is a
                                           uint64[1] xorshift state (games.rng)

@@ -18,12 +18,13 @@ def random_batch(size: int, rng):
     planes = rng.integers(0, 2, (size, SPEC.planes, SPEC.height, SPEC.width)).astype(np.float32)
     pis = rng.dirichlet(np.ones(SPEC.num_actions), size).astype(np.float32)
     zs = rng.choice(np.array([-1.0, 0.0, 1.0], dtype=np.float32), size)
-    return planes, pis, zs
+    owners = rng.integers(-1, 2, (size, SPEC.height * SPEC.width)).astype(np.float32)
+    return planes, pis, zs, owners
 
 
 def test_two_gloo_processes_compute_the_gradients_of_the_whole_batch():
     torch.manual_seed(0)
-    model = build_model("cnn", SPEC, channels=[8, 8])
+    model = build_model("cnn", SPEC, channels=[8, 8], ownership=True)
     alone_model = copy.deepcopy(model)
     alone = Trainer(alone_model, **TRAINER_ARGS)
     parallel = DataParallelTrainer(Trainer(model, **TRAINER_ARGS), TRAINER_ARGS, ["cpu", "cpu"])

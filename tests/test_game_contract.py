@@ -168,6 +168,24 @@ def test_encoding_matches_the_spec(game):
         assert np.array_equal(state, before), f"{rule}: encode must not change the state"
 
 
+def test_the_first_two_planes_hold_the_movers_pieces_and_the_opponents(game):
+    """Self-play reads who owns each cell at the end from these two planes (ownership
+    targets), and the side that placed a piece gains it in the plane for its side."""
+    rule = "encoding: own and opponent pieces"
+    for state, moves in positions(game, seed=8):
+        if not moves:
+            before = state
+            continue
+        after, mover, next_mover = state, game.to_move(before), game.to_move(state)
+        old, new = game.encode(before), game.encode(after)
+        if new[:2].sum() > old[:2].sum():  # a piece was placed (not a pass)
+            own, other = (0, 1) if next_mover == mover else (1, 0)
+            assert new[own].sum() > old[0].sum() and new[other].sum() <= old[1].sum(), \
+                f"{rule}: plane 0 must hold the side to move's pieces and plane 1 the " \
+                f"opponent's (after {len(moves)} actions)"
+        before = state
+
+
 # ---------------------------------------------------------------- symmetries
 
 

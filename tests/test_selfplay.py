@@ -61,6 +61,25 @@ def test_connect6_records_replay_the_game():
     assert movers[:5] == [0, 1, 1, 0, 0]  # Black's single stone, then pairs
 
 
+def test_ownership_targets_are_the_final_board_from_each_movers_view():
+    """In Connect6 a stone stays where it is placed: each recorded position's own stone is
+    +1 in its ownership target, the final board's stones are the nonzero cells, and the
+    targets of the two sides are each other's negatives."""
+    game = make_game("connect6", size=6)
+    record = finished_games(game, 1)[0]
+    state = game.new_state()
+    movers = []
+    for action in record.moves:
+        movers.append(game.to_move(state))
+        game.play(state, int(action))
+    stones = game.encode(state)[:2].sum(0).reshape(-1)
+    assert record.owners.dtype == np.int8 and record.owners.shape == (record.length, 36)
+    for owners, action, mover in zip(record.owners, record.moves, movers):
+        assert owners[action] == 1
+        np.testing.assert_array_equal(owners != 0, stones != 0)
+        np.testing.assert_array_equal(owners, record.owners[0] * (1 if mover == movers[0] else -1))
+
+
 def test_playout_cap_randomisation_records_only_full_searches():
     """With a full-search share of 0.3, about 30% of the plies are recorded, each with the
     planes of the position it was searched from and a pi drawn from a full search."""
@@ -137,17 +156,23 @@ def test_connect4_is_augmented_by_the_mirror_only():
     record = finished_games(game, 1)[0]
     buffer = ReplayBuffer(1000, game.planes, game.height, game.width, game.num_actions)
     buffer.add_game(record.planes.astype(np.float32), record.pis, record.zs,
-                    record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
+                    record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64),
+                    record.owners)
     assert len(buffer) == 2 * record.length  # identity and mirror, nothing else
     mirrored_planes = buffer.planes[1:2 * record.length:2]
     originals = buffer.planes[0:2 * record.length:2]
     np.testing.assert_array_equal(originals, record.planes)
-    for original, mirror in zip(originals, mirrored_planes):
+    board_shape = (game.height, game.width)
+    for k, (original, mirror) in enumerate(zip(originals, mirrored_planes)):
         on_board = original[2].astype(bool)
         cols = np.flatnonzero(on_board.any(axis=0))
         flipped = original.copy()
         flipped[:, :, cols] = original[:, :, cols[::-1]]
         np.testing.assert_array_equal(mirror, flipped)
+        owners = record.owners[k].reshape(board_shape)
+        flipped_owners = owners.copy()
+        flipped_owners[:, cols] = owners[:, cols[::-1]]
+        np.testing.assert_array_equal(buffer.owners[2 * k + 1].reshape(board_shape), flipped_owners)
 
 
 RESTART_SCRIPT = """

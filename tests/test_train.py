@@ -13,6 +13,8 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from alphazero import checkpoint
 from alphazero.config import build_game, validate
+from alphazero.network import build_model
+from games import make_game
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.full_search_share=1",
@@ -83,6 +85,20 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
                   f"train.max_minutes={minutes}")
     assert third.returncode == 0, third.stderr
     assert torch.load(latest, weights_only=True)["counters"]["games"] == resumed["counters"]["games"]
+
+
+def test_a_run_with_an_ownership_head_trains_it_on_final_boards(tmp_path):
+    run = train(tmp_path, "train.max_games=16", "model.sizes.ownership=true")
+    assert run.returncode == 0, run.stderr
+    assert "loss/ownership" in scalar_tags(tmp_path / "runs" / "0")
+    latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
+    owners = checkpoint.load(latest.parent / "replay.pt")["owners"]
+    assert set(owners.unique().tolist()) == {-1, 0, 1}
+    saved = checkpoint.load(latest)
+    game = make_game(saved["game"], **saved["game_params"])
+    model = build_model(saved["model_kind"], game, **saved["model_sizes"])
+    model.load_state_dict(saved["model"])  # strict: the head's weights are saved with the rest
+    assert model.ownership_head is not None
 
 
 def test_checkpoint_for_another_game_is_refused(tmp_path):

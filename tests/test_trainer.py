@@ -1,4 +1,5 @@
-"""Trainer: the loss falls on a fixed batch, metrics are complete and sane, state saves."""
+"""Trainer: the loss falls on a fixed batch, metrics are complete and sane, state saves, an
+ownership head learns its target."""
 import copy
 import math
 from types import SimpleNamespace
@@ -13,23 +14,27 @@ from alphazero.network import build_model
 from alphazero.trainer import Trainer, measure_training
 
 SPEC = SimpleNamespace(planes=2, height=4, width=5, num_actions=20)
-KINDS = {"cnn": {"channels": (16, 16, 16)}, "resnet": {"blocks": 2, "channels": 16}}
+KINDS = {"cnn": {"channels": (16, 16, 16)}, "resnet": {"blocks": 2, "channels": 16},
+         "cnn+ownership": {"channels": (16, 16, 16), "ownership": True},
+         "resnet+ownership": {"blocks": 2, "channels": 16, "ownership": True}}
 METRICS = {"loss/total", "loss/value", "loss/policy", "loss/l2", "policy/entropy",
            "policy/kl", "lr"}
 
 
 def make(kind: str) -> torch.nn.Module:
     torch.manual_seed(0)
-    return build_model(kind, SPEC, **KINDS[kind])
+    return build_model(kind.split("+")[0], SPEC, **KINDS[kind])
 
 
 def fixed_batch(size: int = 32):
-    """Distinct random positions with one-hot policy targets, so the loss can approach 0."""
+    """Distinct random positions with one-hot policy targets, so the loss can approach 0,
+    and random final ownership per cell."""
     rng = np.random.default_rng(0)
     planes = rng.integers(0, 2, (size, SPEC.planes, SPEC.height, SPEC.width)).astype(np.float32)
     pis = np.eye(SPEC.num_actions, dtype=np.float32)[rng.integers(0, SPEC.num_actions, size)]
     zs = rng.choice(np.array([-1, 0, 1], dtype=np.float32), size)
-    return planes, pis, zs
+    owners = rng.integers(-1, 2, (size, SPEC.height * SPEC.width)).astype(np.float32)
+    return planes, pis, zs, owners
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -37,11 +42,14 @@ def test_loss_falls_on_a_fixed_batch(kind):
     trainer = Trainer(make(kind), lr=1e-3)
     batch = fixed_batch()
     history = [trainer.train_step(*batch) for _ in range(200)]
+    with_ownership = "ownership" in kind
     for metrics in history:
-        assert set(metrics) == METRICS
+        assert set(metrics) == METRICS | ({"loss/ownership"} if with_ownership else set())
         assert all(math.isfinite(value) for value in metrics.values())
         assert metrics["policy/kl"] >= 0
     first, last = history[0], history[-1]
+    if with_ownership:
+        assert last["loss/ownership"] < 0.5 * first["loss/ownership"]
     assert last["loss/policy"] < 0.5 * first["loss/policy"]
     assert last["loss/value"] < 0.5 * first["loss/value"]
     assert last["loss/total"] < 0.5 * first["loss/total"]
@@ -66,10 +74,10 @@ def test_kl_is_zero_when_the_weights_do_not_move(kind):
 def test_a_step_updates_batch_norm_statistics_once():
     model = make("resnet")
     reference = copy.deepcopy(model).train()
-    planes, pis, zs = fixed_batch()
+    planes, pis, zs, owners = fixed_batch()
     with torch.no_grad():
         reference(torch.from_numpy(planes))
-    Trainer(model, lr=0.0, optimizer="sgd").train_step(planes, pis, zs)
+    Trainer(model, lr=0.0, optimizer="sgd").train_step(planes, pis, zs, owners)
     for got, want in zip(model.buffers(), reference.buffers()):
         assert torch.equal(got, want)
 
@@ -93,6 +101,22 @@ def test_restored_optimizer_takes_the_new_learning_rate(tmp_path):
     annealed.load_state_dict(trainer.state_dict())
     assert annealed.train_step(*fixed_batch())["lr"] == 0.0005
     assert trainer.state_dict()["param_groups"][0]["lr"] == 0.002  # the saved state is untouched
+
+
+def test_the_ownership_head_is_for_training_only():
+    """Search and export call the network as before: two outputs, with or without the head;
+    a network without the head trains without ownership targets."""
+    planes = torch.from_numpy(fixed_batch()[0])
+    plain, headed = make("cnn"), make("cnn+ownership")
+    assert len(headed(planes)) == len(plain(planes)) == 2
+    log_policy, value, ownership = headed(planes, with_ownership=True)
+    assert ownership.shape == (len(planes), SPEC.height * SPEC.width)
+    assert ownership.abs().max() <= 1
+    with pytest.raises(ValueError, match="no ownership head"):
+        plain(planes, with_ownership=True)
+    assert "loss/ownership" not in Trainer(plain).train_step(*fixed_batch()[:3])
+    with pytest.raises(ValueError, match="pass owners"):
+        Trainer(headed).train_step(*fixed_batch()[:3])
 
 
 def test_bad_settings_are_clear_errors():
