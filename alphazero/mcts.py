@@ -47,6 +47,10 @@ class SearchConfig:
     arena_factor: float = 2.0  # arena holds this many searches' worth of nodes (tree reuse)
     discount: float = 1.0  # a value shrinks by this factor per ply it is backed up: <1 prefers
                            # the quicker of two wins and the slower of two losses
+    score_utility: float = 0.0  # w > 0: a finished game is worth (1 - w) * outcome + w * its
+                                # piece margin over the board's cells, the value a network
+                                # trained with the same w predicts (selfplay), so of two
+                                # wins the search prefers the larger (Othello's discs)
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode` are
@@ -59,6 +63,19 @@ def value_for_first(status_code):
     if status_code == 2:
         return -1.0
     return 0.0
+
+
+def margin_for_first(state, scratch):
+    """A position's piece difference, first player's minus second's, as a share of the board's
+    cells, read from encode's planes 0 and 1 (the side to move's pieces and the opponent's);
+    `scratch` is a free [planes, height, width] row."""
+    encode(state, scratch)  # noqa: F821
+    margin = 0.0
+    for row in range(scratch.shape[1]):
+        for col in range(scratch.shape[2]):
+            margin += scratch[0, row, col] - scratch[1, row, col]
+    margin /= scratch.shape[1] * scratch.shape[2]
+    return margin if to_move(state) == 0 else -margin  # noqa: F821
 
 
 def reset_tree(nodes, value0, trees, b, root_to_play, root_status):
@@ -131,10 +148,11 @@ def apply_virtual_loss(nodes, value0, b, leaf):
 
 def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, root_states,
                   active, target_sims, leaves_per_tree, c_puct, fpu_reduction, discount,
-                  out_planes, out_masks, leaf_tree, leaf_node):
+                  score_utility, out_planes, out_masks, leaf_tree, leaf_node):
     """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
-    `leaves_per_tree` leaves. Terminal leaves are backed up here; the others are encoded
-    into out_planes/out_masks. Returns the number of leaves to evaluate."""
+    `leaves_per_tree` leaves. Terminal leaves are backed up here (their outcome, mixed with
+    their margin when score_utility > 0); the others are encoded into out_planes/out_masks.
+    Returns the number of leaves to evaluate."""
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
     for b in range(nodes.shape[0]):
@@ -173,7 +191,11 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
             if collided:
                 break
             if nodes[b, n, STATUS] != 0:
-                backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), False, discount)
+                v0 = value_for_first(nodes[b, n, STATUS])
+                if score_utility > 0.0:  # out_planes[count] is not yet a leaf's: scratch
+                    v0 = ((1.0 - score_utility) * v0
+                          + score_utility * margin_for_first(state, out_planes[count]))
+                backup(nodes, value0, b, n, v0, False, discount)
                 trees[b, SIMS] += 1
                 continue
             nodes[b, n, PENDING] = 1
@@ -281,7 +303,7 @@ def make_room(nodes, value0, edge_action, trees, root_states, active, spare_node
             reset_tree(nodes, value0, trees, b, to_move(root_states[b]), status(root_states[b]))  # noqa: F821
 
 
-_TEMPLATES = [value_for_first, reset_tree, select_child, backup, apply_virtual_loss,
+_TEMPLATES = [value_for_first, margin_for_first, reset_tree, select_child, backup, apply_virtual_loss,
               select_leaves, expand_and_backup, root_visits, mix_root_noise, advance_root,
               reset_trees, make_room]
 
@@ -354,8 +376,8 @@ class BatchedSearch:
             count = k.select_leaves(self.nodes, self.value0, self.edge_action, self.edge_prior,
                                     self.edge_child, self.trees, self.root_states, self.active,
                                     targets, cfg.leaves_per_tree, cfg.c_puct,
-                                    cfg.fpu_reduction, cfg.discount, self.planes, self.masks,
-                                    self.leaf_tree, self.leaf_node)
+                                    cfg.fpu_reduction, cfg.discount, cfg.score_utility,
+                                    self.planes, self.masks, self.leaf_tree, self.leaf_node)
             if count == 0:
                 if not np.any(self.active & (self.trees[:, SIMS] < targets)):
                     return evaluated

@@ -122,10 +122,15 @@ def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -
     checkpoint.check_plays(saved, game, path)
     trained_game = make_game(game.name, **saved["game_params"])
     inference = load_network(saved, trained_game, cfg.device, cfg.selfplay.precision)
-    search = configured_search(cfg, trained_discount(saved))
+    search = configured_search(cfg, trained_discount(saved), trained_score_utility(saved))
     return AlphaZeroPlayer(trained_game, inference, cfg.mcts.simulations, search, seed=seed)
 
 
 def trained_discount(saved: dict) -> float:
     """The value discount a checkpoint was trained with (1 before the setting existed)."""
     return saved.get("config", {}).get("mcts", {}).get("discount") or 1.0
+
+
+def trained_score_utility(saved: dict) -> float:
+    """The score utility a checkpoint was trained with (0 before the setting existed)."""
+    return saved.get("config", {}).get("mcts", {}).get("score_utility") or 0.0

@@ -3,7 +3,8 @@
 Each finished game comes out as a `GameRecord`: for every recorded position the encoded
 planes, the search's visit distribution pi, the outcome z from the view of the side to move
 there (for Connect6 the side placing that stone; times the search's discount per ply left to
-play, when one is set), and the position's symmetry maps, which the replay buffer uses to
+play, when one is set; mixed with the final piece margin under a score utility), and the
+position's symmetry maps, which the replay buffer uses to
 store every symmetric image. Each position also carries q, the root search's mean value:
 the training loop may mix it into the value target (`value_targets`): z is one noisy
 outcome, q the search's estimate of the same position, so the mix has less variance (the
@@ -45,7 +46,7 @@ class SelfPlayConfig:
 class GameRecord:
     planes: np.ndarray  # uint8 [n, P, H, W]
     pis: np.ndarray  # float32 [n, A]
-    zs: np.ndarray  # float32 [n]: the outcome
+    zs: np.ndarray  # float32 [n]: the outcome (with a score utility, mixed with the margin)
     qs: np.ndarray  # float32 [n]: the root search's value
     owners: np.ndarray  # int8 [n, H*W]: who holds each cell at the end, from the mover's view
     cell_syms: np.ndarray  # int16 [n, G, H*W]
@@ -153,12 +154,17 @@ class SelfPlayWorker:
                 self.states[b] = self._new_game(b)
         return finished
 
-    def _outcomes(self, history: _History, result: int) -> np.ndarray:
-        """z per recorded position, shrunk by the search's discount per ply left to play, so
-        that the value head learns what the search backs up."""
+    def _outcomes(self, history: _History, result: int, owners: np.ndarray) -> np.ndarray:
+        """z per recorded position, shrunk by the search's discount per ply left to play, and
+        with a score utility w, (1 - w) * z + w * the final piece margin over the cells: the
+        value head learns what the search backs up."""
+        config = self.search.config
         outcomes = np.array([outcome_for(result, m) for m in history.movers], dtype=np.float64)
         plies_left = len(history.moves) - np.array(history.recorded_plies)
-        return (outcomes * self.search.config.discount ** plies_left).astype(np.float32)
+        values = outcomes * config.discount ** plies_left
+        if config.score_utility:
+            values = (1 - config.score_utility) * values + config.score_utility * owners.mean(axis=1)
+        return values.astype(np.float32)
 
     def _owners(self, history: _History, final: np.ndarray) -> np.ndarray:
         """The final position's pieces per cell, from each recorded position's mover's view."""
@@ -179,10 +185,11 @@ class SelfPlayWorker:
                 action_syms=np.zeros((0, 1, g.num_actions), dtype=np.int16),
                 moves=np.array(history.moves, dtype=np.int16),
                 recorded_plies=np.zeros(0, dtype=np.int16), result=result)
+        owners = self._owners(history, final)
         return GameRecord(
             planes=np.stack(history.planes), pis=np.stack(history.pis).astype(np.float32),
-            zs=self._outcomes(history, result), qs=np.array(history.root_values, dtype=np.float32),
-            owners=self._owners(history, final),
+            zs=self._outcomes(history, result, owners),
+            qs=np.array(history.root_values, dtype=np.float32), owners=owners,
             cell_syms=np.stack(history.cell_syms), action_syms=np.stack(history.action_syms),
             moves=np.array(history.moves, dtype=np.int16),
             recorded_plies=np.array(history.recorded_plies, dtype=np.int16), result=result)

@@ -65,6 +65,8 @@ def test_training_keeps_the_recipes_self_play_budget():
     (["eval.gate=bogus"], "eval.gate"),
     (["pool.kind=ray"], "pool=ray"),
     (["train.optimizer=rmsprop"], "train.optimizer"),
+    (["mcts.score_utility=1"], "mcts.score_utility"),
+    (["model.sizes.ownership=yes"], "model.sizes.ownership"),
 ])
 def test_bad_settings_are_refused_before_any_work(overrides, words):
     with pytest.raises(ConfigError, match=words.replace(".", r"\.")):

@@ -142,17 +142,21 @@ def test_setup_errors_are_one_line_and_exit_2(overrides, words):
     assert result.stderr.count("\n") == 1
 
 
-def test_agent_searches_with_the_discount_its_network_was_trained_with(tmp_path):
-    """mcts.discount null takes the checkpoint's training value (1 when it has none), so a
-    network's values mean what its search expects; an explicit setting still wins."""
+@pytest.mark.parametrize("key, trained, given, default", [("discount", 0.95, 0.8, 1.0),
+                                                         ("score_utility", 0.2, 0.1, 0.0)])
+def test_agent_searches_with_the_value_settings_its_network_was_trained_with(
+        tmp_path, key, trained, given, default):
+    """mcts.discount and mcts.score_utility null take the checkpoint's training value (off
+    when it has none), so a network's values mean what its search expects; an explicit
+    setting still wins."""
     game = make_game("connect4", rows=6, cols=7)
     plain = tiny_checkpoint(tmp_path / "plain.pt", game)
-    discounted = checkpoint.load(plain) | {"config": {"mcts": {"discount": 0.95}}}
-    checkpoint.save_atomic(discounted, tmp_path / "discounted.pt")
-    for path, overrides, expected in [(plain, [], 1.0), (tmp_path / "discounted.pt", [], 0.95),
-                                      (tmp_path / "discounted.pt", ["mcts.discount=0.8"], 0.8)]:
+    trained_with = checkpoint.load(plain) | {"config": {"mcts": {key: trained}}}
+    checkpoint.save_atomic(trained_with, tmp_path / "trained.pt")
+    for path, overrides, expected in [(plain, [], default), (tmp_path / "trained.pt", [], trained),
+                                      (tmp_path / "trained.pt", [f"mcts.{key}={given}"], given)]:
         cfg = compose_config("play", "game=connect4_classic", f"checkpoint={path}", *overrides)
-        assert make_agent(game, cfg).search_config.discount == expected
+        assert getattr(make_agent(game, cfg).search_config, key) == expected
 
 
 @pytest.mark.parametrize("command", ["evaluate", "curve", "play", "engine"])
