@@ -303,9 +303,9 @@ def make_room(nodes, value0, edge_action, trees, root_states, active, spare_node
             reset_tree(nodes, value0, trees, b, to_move(root_states[b]), status(root_states[b]))  # noqa: F821
 
 
-_TEMPLATES = [value_for_first, margin_for_first, reset_tree, select_child, backup, apply_virtual_loss,
-              select_leaves, expand_and_backup, root_visits, mix_root_noise, advance_root,
-              reset_trees, make_room]
+_TEMPLATES = [value_for_first, margin_for_first, reset_tree, select_child, backup,
+              apply_virtual_loss, select_leaves, expand_and_backup, root_visits, mix_root_noise,
+              advance_root, reset_trees, make_room]
 
 
 class BatchedSearch:

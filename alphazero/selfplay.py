@@ -4,8 +4,8 @@ Each finished game comes out as a `GameRecord`: for every recorded position the 
 planes, the search's visit distribution pi, the outcome z from the view of the side to move
 there (for Connect6 the side placing that stone; times the search's discount per ply left to
 play, when one is set; mixed with the final piece margin under a score utility), and the
-position's symmetry maps, which the replay buffer uses to
-store every symmetric image. Each position also carries q, the root search's mean value:
+position's symmetry maps, which the replay buffer uses to store every symmetric image.
+Each position also carries q, the root search's mean value:
 the training loop may mix it into the value target (`value_targets`): z is one noisy
 outcome, q the search's estimate of the same position, so the mix has less variance (the
 averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four). And each
