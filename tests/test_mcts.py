@@ -155,6 +155,23 @@ def quick_and_slow_wins(game, start, score):
     return cases
 
 
+def values_by_planes(values: dict):
+    """An evaluator whose leaf values come from `values` (encoded planes -> value), priors uniform."""
+    def evaluate(planes, legal):
+        found = np.array([values[p.tobytes()] for p in planes], dtype=np.float32)
+        return uniform_evaluator(planes, legal)[0], found
+    return evaluate
+
+
+def chosen_moves(game, states, simulations, evaluator, **config) -> np.ndarray:
+    """The most visited move of one search from each of `states`, all searched together."""
+    search = BatchedSearch(game, len(states), simulations, SearchConfig(**config))
+    for b, state in enumerate(states):
+        search.set_root(b, state)
+    search.run(evaluator)
+    return search.choose(search.visit_counts(), 0.0)
+
+
 def test_discount_wins_by_the_quickest_line():
     """With exact but distance-blind leaf values (+1 for any won position), plain PUCT cannot
     tell a quick win from a slow one; with a discount every choice is a quickest win."""
@@ -162,17 +179,10 @@ def test_discount_wins_by_the_quickest_line():
     cases = quick_and_slow_wins(game, start, score)
     assert len(cases) > 100
 
-    def exact(planes, legal):
-        values = np.array([by_planes[p.tobytes()] for p in planes], dtype=np.float32)
-        return uniform_evaluator(planes, legal)[0], values
-
     quickest = {}
     for discount in (1.0, 0.9):
-        search = BatchedSearch(game, len(cases), 800, SearchConfig(discount=discount))
-        for b, (state, _) in enumerate(cases):
-            search.set_root(b, state)
-        search.run(exact)
-        actions = search.choose(search.visit_counts(), 0.0)
+        actions = chosen_moves(game, [state for state, _ in cases], 800,
+                               values_by_planes(by_planes), discount=discount)
         assert all(scores[a] > 0 for a, (_, scores) in zip(actions, cases))  # never drops a win
         quickest[discount] = sum(scores[a] == max(scores.values())
                                  for a, (_, scores) in zip(actions, cases))
@@ -224,17 +234,10 @@ def test_score_utility_wins_by_the_largest_margin():
     drops a win."""
     game, cases, outcomes = othello_endgames_with_unequal_wins(20)
 
-    def exact(planes, legal):
-        values = np.array([outcomes[p.tobytes()] for p in planes], dtype=np.float32)
-        return uniform_evaluator(planes, legal)[0], values
-
     largest = {}
     for utility in (0.0, 0.5):
-        search = BatchedSearch(game, len(cases), 2000, SearchConfig(score_utility=utility))
-        for b, (state, _) in enumerate(cases):
-            search.set_root(b, state)
-        search.run(exact)
-        actions = search.choose(search.visit_counts(), 0.0)
+        actions = chosen_moves(game, [state for state, _ in cases], 2000,
+                               values_by_planes(outcomes), score_utility=utility)
         assert all(values[a] > 0 for a, (_, values) in zip(actions, cases))
         largest[utility] = sum(values[a] == values[game.legal_mask(state)].max()
                                for a, (state, values) in zip(actions, cases))
