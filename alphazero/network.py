@@ -187,16 +187,9 @@ class Inference:
     the model's parameters in place, so weights loaded or trained later are what they use.
     """
 
-    def __init__(self, model: nn.Module, device: torch.device, precision: str = "auto",
-                 margin_weight: float = 0.0):
+    def __init__(self, model: nn.Module, device: torch.device, precision: str = "auto"):
         self.device = torch.device(device)
         self.precision = resolve_precision(precision, self.device)
-        # w > 0 (a network with an ownership head): each value becomes (1 - w) * value + w *
-        # the ownership's mean, the final piece margin over the cells it predicts, so that
-        # unfinished leaves carry the margin a score utility asks of finished games.
-        if margin_weight and getattr(model, "ownership_head", None) is None:
-            raise ValueError("a margin weight needs a network with an ownership head.")
-        self.margin_weight = margin_weight
         # channels_last is the layout oneDNN and cuDNN convolve fastest (about +30% on CPU).
         self.model = model.to(self.device, memory_format=torch.channels_last).eval()
         self.graphs: dict = {}  # (padded size, plane shape, actions) -> CapturedBatch
@@ -248,13 +241,9 @@ class Inference:
         with torch.autocast(self.device.type, dtype=_AUTOCAST_DTYPES.get(self.precision),
                             enabled=self.precision in _AUTOCAST_DTYPES,
                             cache_enabled=not capturing):
-            outputs = self.model(planes.contiguous(memory_format=torch.channels_last), legal,
-                                 with_ownership=self.margin_weight > 0)
-        log_policy, value = outputs[0], outputs[1].float()
-        if self.margin_weight > 0:
-            margin = outputs[2].float().mean(dim=1)
-            value = (1.0 - self.margin_weight) * value + self.margin_weight * margin
-        return log_policy.exp(), value
+            log_policy, value = self.model(planes.contiguous(memory_format=torch.channels_last),
+                                           legal)
+        return log_policy.exp(), value.float()
 
     def _captured(self, size: int, plane_shape: tuple, actions: int) -> CapturedBatch:
         key = (size, plane_shape, actions)

@@ -92,13 +92,12 @@ def shipped_boards(game_name: str) -> str:
     return "; ".join(boards) if boards else "none is shipped"
 
 
-def load_network(saved: dict, game, device: str = "auto", precision: str = "auto",
-                 margin_weight: float = 0.0) -> Inference:
+def load_network(saved: dict, game, device: str = "auto", precision: str = "auto") -> Inference:
     """A loaded checkpoint's network, ready for search."""
     model = build_model(saved["model_kind"], game, **saved["model_sizes"])
     model.load_state_dict(saved["model"])
     torch_device = select_device(device)
-    return Inference(model.to(torch_device), torch_device, precision, margin_weight)
+    return Inference(model.to(torch_device), torch_device, precision)
 
 
 def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: int = 0):
@@ -122,9 +121,8 @@ def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -
     positions as the game it was trained on (same states, its own input size)."""
     checkpoint.check_plays(saved, game, path)
     trained_game = make_game(game.name, **saved["game_params"])
+    inference = load_network(saved, trained_game, cfg.device, cfg.selfplay.precision)
     search = configured_search(cfg, trained_discount(saved), trained_score_utility(saved))
-    inference = load_network(saved, trained_game, cfg.device, cfg.selfplay.precision,
-                             leaf_margin_weight(saved, search.score_utility))
     return AlphaZeroPlayer(trained_game, inference, cfg.mcts.simulations, search, seed=seed)
 
 
@@ -136,12 +134,3 @@ def trained_discount(saved: dict) -> float:
 def trained_score_utility(saved: dict) -> float:
     """The score utility a checkpoint was trained with (0 before the setting existed)."""
     return saved.get("config", {}).get("mcts", {}).get("score_utility") or 0.0
-
-
-def leaf_margin_weight(saved: dict, score_utility: float) -> float:
-    """How much of an unfinished leaf's value is the ownership head's predicted margin: the
-    searched score utility, when the network has that head and its value head learned the
-    outcome alone (trained with no score utility); otherwise 0, and only finished games
-    carry a margin."""
-    has_ownership = saved.get("model_sizes", {}).get("ownership", False)
-    return score_utility if has_ownership and trained_score_utility(saved) == 0 else 0.0

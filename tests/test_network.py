@@ -83,24 +83,6 @@ def test_bfloat16_inference_is_close_to_float32(kind):
     np.testing.assert_allclose(priors16.sum(1), 1, atol=1e-5)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_margin_weight_mixes_the_ownership_mean_into_the_values(kind):
-    planes, legal = random_batch(7)
-    torch.manual_seed(0)
-    model = build_model(kind, SPEC, **KINDS[kind], ownership=True).eval()
-    with torch.no_grad():
-        _, value, ownership = model(torch.from_numpy(planes), torch.from_numpy(legal),
-                                    with_ownership=True)
-    priors, plain = Inference(model, torch.device("cpu"), "float32")(planes, legal)
-    mixed_priors, mixed = Inference(model, torch.device("cpu"), "float32", 0.4)(planes, legal)
-    np.testing.assert_allclose(plain, value.numpy(), atol=1e-5)
-    np.testing.assert_allclose(mixed, 0.6 * value.numpy() + 0.4 * ownership.mean(1).numpy(), atol=1e-5)
-    assert np.abs(mixed - plain).max() > 1e-3
-    np.testing.assert_array_equal(mixed_priors, priors)
-    with pytest.raises(ValueError, match="ownership head"):
-        Inference(make(kind), torch.device("cpu"), "float32", 0.4)
-
-
 def test_inference_puts_a_shared_model_back_in_eval_mode():
     planes, legal = random_batch(5)
     model = make("resnet")

@@ -159,27 +159,6 @@ def test_agent_searches_with_the_value_settings_its_network_was_trained_with(
         assert getattr(make_agent(game, cfg).search_config, key) == expected
 
 
-def test_a_score_utility_reads_unfinished_leaves_margin_from_an_ownership_head(tmp_path):
-    """Only a network whose value head learned the outcome alone borrows the margin: one
-    trained with a score utility already predicts it, and one without the head cannot."""
-    game = make_game("connect4", rows=6, cols=7)
-    torch.manual_seed(0)
-    sizes = TINY_SIZES | {"ownership": True}
-    model = build_model("cnn", game, **sizes)
-    owning = {"game": game.name, "game_params": game.params(), "model_kind": "cnn",
-              "model_sizes": sizes, "model": model.state_dict()}
-    checkpoint.save_atomic(owning, tmp_path / "owning.pt")
-    checkpoint.save_atomic(owning | {"config": {"mcts": {"score_utility": 0.2}}},
-                           tmp_path / "trained_with_utility.pt")
-    plain = tiny_checkpoint(tmp_path / "plain.pt", game)
-    for path, overrides, weight in [(tmp_path / "owning.pt", [], 0.0),
-                                    (tmp_path / "owning.pt", ["mcts.score_utility=0.3"], 0.3),
-                                    (tmp_path / "trained_with_utility.pt", [], 0.0),
-                                    (plain, ["mcts.score_utility=0.3"], 0.0)]:
-        cfg = compose_config("play", "game=connect4_classic", f"checkpoint={path}", *overrides)
-        assert make_agent(game, cfg).inference.margin_weight == weight
-
-
 @pytest.mark.parametrize("command", ["evaluate", "curve", "play", "engine"])
 def test_measuring_and_playing_run_the_network_in_float32(tmp_path, monkeypatch, command):
     """Whatever the CPU: `auto` picks bfloat16 where AVX512-BF16 exists (pretended here), and
