@@ -58,3 +58,21 @@ def test_average_snapshots_refuses_networks_of_different_shapes(tmp_path):
                                 str(ROOT / "checkpoints/pretrained/connect6.pt"))
     assert result.returncode == 2 and "different network shapes" in result.stderr
     assert not (tmp_path / "out.pt").exists()
+
+
+def test_endgame_margins_scores_each_heads_first_choice(tmp_path):
+    import torch
+
+    from alphazero import checkpoint
+    from alphazero.network import build_model
+    from games import make_game
+    game = make_game("othello", rules="course")
+    torch.manual_seed(0)
+    sizes = {"channels": [8], "ownership": True}
+    checkpoint.save_atomic({"game": "othello", "game_params": game.params(), "model_kind": "cnn",
+                            "model_sizes": sizes, "model": build_model("cnn", game, **sizes).state_dict()},
+                           tmp_path / "owning.pt")
+    owning, shipped = run_script("bench/endgame_margins.py", "positions=3", str(tmp_path / "owning.pt"),
+                                 str(ROOT / "checkpoints/pretrained/othello.pt"))
+    assert 0 <= owning["best_by_margin"] <= 1 and owning["margin_error_discs"] >= 0
+    assert "best_by_margin" not in shipped and 0 <= shipped["best_by_value"] <= 1
