@@ -56,14 +56,16 @@ def _make_data_parallel(trainer: Trainer, device: torch.device) -> None:
         model, device_ids=[device] if device.type == "cuda" else None)
 
 
-def _step(trainer: Trainer, batch, rank: int, world: int, device: torch.device) -> dict:
-    """One step on every rank at once: rank 0 passes (planes, pis, zs, owners), the others None.
-    Returns the metrics averaged over the ranks, i.e. those of the whole batch."""
-    header = torch.zeros(5, dtype=torch.int64, device=device)  # batch, planes, H, W, actions
+def _step(trainer: Trainer, batch, rank: int, world: int, device: torch.device,
+          measure_kl: bool = False) -> dict:
+    """One step on every rank at once: rank 0 passes (planes, pis, zs, owners) and whether to
+    measure the KL, the others None. Returns the metrics averaged over the ranks, i.e. those
+    of the whole batch."""
+    header = torch.zeros(6, dtype=torch.int64, device=device)  # batch, planes, H, W, actions, kl
     if rank == 0:
-        header = torch.tensor([*batch[0].shape, batch[1].shape[1]], device=device)
+        header = torch.tensor([*batch[0].shape, batch[1].shape[1], measure_kl], device=device)
     dist.broadcast(header, 0)
-    b, p, h, w, a = header.tolist()
+    b, p, h, w, a, measure_kl = header.tolist()
     lr = torch.tensor([trainer.lr if rank == 0 else 0.0], dtype=torch.float64, device=device)
     dist.broadcast(lr, 0)  # rank 0 follows train.lr_schedule; the others follow rank 0
     trainer.set_lr(lr.item())
@@ -75,7 +77,7 @@ def _step(trainer: Trainer, batch, rank: int, world: int, device: torch.device) 
     for tensor in tensors:
         dist.broadcast(tensor, 0)
     low, high = rank * b // world, (rank + 1) * b // world
-    metrics = trainer.train_step(*(t[low:high] for t in tensors))
+    metrics = trainer.train_step(*(t[low:high] for t in tensors), measure_kl=bool(measure_kl))
     values = torch.tensor(list(metrics.values()), dtype=torch.float64, device=device)
     dist.all_reduce(values)
     return dict(zip(metrics, (values / world).tolist()))
@@ -121,8 +123,9 @@ class DataParallelTrainer:
         self.device = _join_group(0, devices, address)
         _make_data_parallel(trainer, self.device)
 
-    def train_step(self, planes, pis, zs, owners) -> dict[str, float]:
-        return _step(self.trainer, (planes, pis, zs, owners), 0, self.world, self.device)
+    def train_step(self, planes, pis, zs, owners, measure_kl: bool = False) -> dict[str, float]:
+        return _step(self.trainer, (planes, pis, zs, owners), 0, self.world, self.device,
+                     measure_kl)
 
     def state_dict(self) -> dict:
         return self.trainer.state_dict()

@@ -256,8 +256,9 @@ class TrainingRun:
         steps = int(c["train_samples"] // cfg.train.batch_size)
         c["train_samples"] -= steps * cfg.train.batch_size
         metrics = {}
-        for _ in range(steps):
-            metrics = self.trainer.train_step(*self.replay.sample(cfg.train.batch_size, self.rng))
+        for step in range(steps):
+            metrics = self.trainer.train_step(*self.replay.sample(cfg.train.batch_size, self.rng),
+                                              measure_kl=step == steps - 1)
             c["steps"] += 1
             for tag, value in metrics.items():
                 w.add_scalar(tag, value, c["steps"])

@@ -70,10 +70,13 @@ class Trainer:
         log_policy, value, *ownership = outputs
         return log_policy, value.float(), *(o.float() for o in ownership)
 
-    def train_step(self, planes, pis, zs, owners=None) -> dict[str, float]:
+    def train_step(self, planes, pis, zs, owners=None, measure_kl: bool = False
+                   ) -> dict[str, float]:
         """One step on a batch (numpy arrays or tensors: planes [b, P, H, W], pis [b, A],
         zs [b], owners [b, H * W], which only a network with an ownership head uses);
-        returns the metrics logged under these exact TensorBoard tags."""
+        returns the metrics logged under these exact TensorBoard tags. With measure_kl the
+        metrics add `policy/kl`, how far this step moved the policy on its batch: that takes
+        one more forward pass, about a fifth of a step, so a run asks for it once a round."""
         planes, pis, zs = self._as_tensor(planes), self._as_tensor(pis), self._as_tensor(zs)
         self.model.train()
         log_policy, value, *ownership = self._forward(planes, with_ownership=self.ownership)
@@ -94,14 +97,21 @@ class Trainer:
         self.optimizer.step()
 
         old_log_policy = log_policy.detach()
+        if measure_kl:
+            extra["policy/kl"] = self._kl_after_step(planes, old_log_policy)
+        return {"loss/total": total.item(), "loss/value": value_loss.item(),
+                "loss/policy": policy_loss.item(), "loss/l2": l2_loss.item(),
+                "policy/entropy": _mean_entropy(old_log_policy).item(),
+                "lr": self.optimizer.param_groups[0]["lr"]} | extra
+
+    def _kl_after_step(self, planes: torch.Tensor, old_log_policy: torch.Tensor) -> float:
+        """KL(policy before the step || after it) on the step's batch, batch-norm statistics
+        untouched."""
         with torch.no_grad(), _buffers_unchanged(self.model):
             new_log_policy = self._forward(planes)[0]
         # Each row's KL is >= 0; clamping removes float rounding where a policy barely moved.
         kl = (old_log_policy.exp() * (old_log_policy - new_log_policy)).sum(1).clamp_min(0).mean()
-        return {"loss/total": total.item(), "loss/value": value_loss.item(),
-                "loss/policy": policy_loss.item(), "loss/l2": l2_loss.item(),
-                "policy/entropy": _mean_entropy(old_log_policy).item(), "policy/kl": kl.item(),
-                "lr": self.optimizer.param_groups[0]["lr"]} | extra
+        return kl.item()
 
     def state_dict(self) -> dict:
         """The optimizer's state (tensors and plain data)."""
