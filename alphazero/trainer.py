@@ -76,7 +76,7 @@ class Trainer:
         zs [b], owners [b, H * W], which only a network with an ownership head uses);
         returns the metrics logged under these exact TensorBoard tags. With measure_kl the
         metrics add `policy/kl`, how far this step moved the policy on its batch: that takes
-        one more forward pass, about a fifth of a step, so a run asks for it once a round."""
+        one more forward pass, about a quarter of a step, so a run asks for it once a round."""
         planes, pis, zs = self._as_tensor(planes), self._as_tensor(pis), self._as_tensor(zs)
         self.model.train()
         log_policy, value, *ownership = self._forward(planes, with_ownership=self.ownership)
