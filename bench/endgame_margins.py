@@ -26,11 +26,11 @@ from games import make_game
 
 
 def after_each_move(game, state):
-    legal = np.flatnonzero(game.legal_mask(state))
+    legal = game.legal_list(state)
     children = []
     for action in legal:
         child = state.copy()
-        game.play(child, int(action))
+        game.play(child, action)
         children.append(child)
     return legal, children
 

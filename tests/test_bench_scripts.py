@@ -3,6 +3,11 @@ import json
 import subprocess
 import sys
 
+import torch
+
+from alphazero import checkpoint
+from alphazero.network import build_model
+from games import make_game
 from tests.test_play import ROOT
 
 
@@ -61,11 +66,6 @@ def test_average_snapshots_refuses_networks_of_different_shapes(tmp_path):
 
 
 def test_endgame_margins_scores_each_heads_first_choice(tmp_path):
-    import torch
-
-    from alphazero import checkpoint
-    from alphazero.network import build_model
-    from games import make_game
     game = make_game("othello", rules="course")
     torch.manual_seed(0)
     sizes = {"channels": [8], "ownership": True}
