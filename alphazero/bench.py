@@ -3,7 +3,8 @@
 KIND is one of
   search    batched PUCT with a free evaluator, per tree count (search and encoding alone)
   pure      pure-MCTS iterations/s next to the game core's random playouts/s, same process
-  network   the 6-layer net's positions/s at batch 1, 64, 256 for each precision
+  network   the 6-layer net's positions/s at batch 1, 64, 256 for each precision and, on
+            a CPU, through torch and through ONNX Runtime
   selfplay  self-play at the default settings, next to the bare network's positions/s at
             the same batch and precision, measured in the same process; workers=N runs N
             processes on one shared inference service (the default on a GPU)
@@ -103,8 +104,12 @@ def bench_pure(game, options: dict) -> list[dict]:
              "ratio": round(iters_per_s / playouts_per_s, 3)}]
 
 
-def _precisions() -> list[str]:
-    return ["float32", "bfloat16"] + (["float16"] if torch.cuda.is_available() else [])
+def _network_paths() -> list[tuple[str, str]]:
+    """(precision, runtime) pairs this machine can run: on a CPU float32 both through torch
+    and through ONNX Runtime (the default), and bfloat16; on CUDA torch at each precision."""
+    if torch.cuda.is_available():
+        return [("float32", "torch"), ("bfloat16", "torch"), ("float16", "torch")]
+    return [("float32", "torch"), ("float32", "onnxruntime"), ("bfloat16", "torch")]
 
 
 def _device() -> torch.device:
@@ -115,12 +120,13 @@ def bench_network(game, options: dict) -> list[dict]:
     seconds = float(options.get("seconds", 2.0))
     model = build_model("cnn", game).to(_device())
     rows = []
-    for precision in _precisions():
-        for batch in options.get("batch", [1, 64, 256]):
-            rate = measure_inference(model, game, batch, precision, seconds)
+    for batch in options.get("batch", [1, 64, 256]):
+        for precision, runtime in _network_paths():  # side by side at each batch: drift hits all
+            rate = measure_inference(model, game, batch, precision, seconds, runtime)
             rows.append({"game": game.name, "params": game.params(), "device": _device().type,
                          "threads": torch.get_num_threads(), "batch": batch,
-                         "precision": precision, "positions_per_s": round(rate)})
+                         "precision": precision, "runtime": runtime,
+                         "positions_per_s": round(rate)})
     return rows
 
 
@@ -224,6 +230,7 @@ def bench_selfplay(game, options: dict) -> list[dict]:
              "threads": torch.get_num_threads(), "workers": 0, "simulations": config.simulations,
              "full_search_share": config.full_search_share,
              "games_in_parallel": batch, "precision": inference.precision,
+             "runtime": inference.runtime,
              "sims_per_s": round(sims_per_s),
              "evaluated_per_s": round(counts["positions"] / selfplay_s),
              "moves_per_s": round(moves / selfplay_s, 1),

@@ -21,10 +21,12 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from alphazero.onnx_runtime import OnnxRuntimeNetwork
 from alphazero.threads import flush_denormals
 
 ILLEGAL_LOGIT = -1e9
 PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+RUNTIMES = ("auto", "torch", "onnxruntime")
 _AUTOCAST_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -175,11 +177,24 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     return precision
 
 
+def resolve_runtime(runtime: str, device: torch.device, precision: str) -> str:
+    if runtime not in RUNTIMES:
+        raise ValueError(f"unknown runtime '{runtime}'; choose one of: {', '.join(RUNTIMES)}.")
+    if runtime == "auto":
+        return "onnxruntime" if device.type == "cpu" and precision == "float32" else "torch"
+    if runtime == "onnxruntime" and (device.type != "cpu" or precision != "float32"):
+        raise ValueError("the onnxruntime runtime runs float32 on the CPU only.")
+    return runtime
+
+
 class Inference:
     """Evaluates batches of positions for the search: numpy in, numpy out.
 
     It puts the model on `device` and runs it in eval mode; if a trainer shares the model
     and left it in train mode, each call switches it back.
+
+    On a CPU in float32 ONNX Runtime runs the model by default (runtime="auto"): it is
+    faster there (alphazero/onnx_runtime.py); runtime="torch" keeps torch's own path.
 
     On CUDA each batch is padded to one of a few sizes (`padded_batch`) and the network runs
     as a CUDA graph captured once per size: a network this small costs more to launch op by
@@ -187,13 +202,16 @@ class Inference:
     the model's parameters in place, so weights loaded or trained later are what they use.
     """
 
-    def __init__(self, model: nn.Module, device: torch.device, precision: str = "auto"):
+    def __init__(self, model: nn.Module, device: torch.device, precision: str = "auto",
+                 runtime: str = "auto"):
         self.device = torch.device(device)
         self.precision = resolve_precision(precision, self.device)
+        self.runtime = resolve_runtime(runtime, self.device, self.precision)
         # channels_last is the layout oneDNN and cuDNN convolve fastest (about +30% on CPU).
         self.model = model.to(self.device, memory_format=torch.channels_last).eval()
         self.graphs: dict = {}  # (padded size, plane shape, actions) -> CapturedBatch
         self.graph_pool = None  # one memory pool for every graph: they never run at once
+        self.onnx = OnnxRuntimeNetwork(self.model) if self.runtime == "onnxruntime" else None
 
     def load_state_dict(self, state_dict: dict) -> None:
         self.model.load_state_dict(state_dict)
@@ -219,6 +237,11 @@ class Inference:
             self.model.eval()
         n = len(planes)
         if n == 0:
+            return
+        if self.onnx is not None:
+            log_policy, value = self.onnx(planes.numpy(), legal.numpy())
+            priors.copy_(torch.from_numpy(np.exp(log_policy)))
+            values.copy_(torch.from_numpy(value))
             return
         with torch.inference_mode():
             if self.device.type != "cuda":
@@ -302,10 +325,10 @@ def median_call_seconds(call, seconds: float, warmup: int = 3) -> float:
 
 
 def measure_inference(model: nn.Module, spec, batch: int, precision: str = "auto",
-                      seconds: float = 1.0) -> float:
+                      seconds: float = 1.0, runtime: str = "auto") -> float:
     """Positions per second that Inference evaluates on the model's device, on random
     0/1 planes with every action legal."""
-    inference = Inference(model, next(model.parameters()).device, precision)
+    inference = Inference(model, next(model.parameters()).device, precision, runtime)
     rng = np.random.default_rng(0)
     planes = rng.integers(0, 2, (batch, spec.planes, spec.height, spec.width)).astype(np.float32)
     legal = np.ones((batch, spec.num_actions), dtype=np.bool_)

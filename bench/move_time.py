@@ -2,12 +2,13 @@
 search: one position at a time (batch 1), the torch threads `play` uses.
 
     python bench/move_time.py game=othello [games=2] [mcts.simulations=N] [checkpoint=PATH]
-                              [--keep-subnormals]
+                              [--torch [--keep-subnormals]]
 
 The network plays itself from random 2-ply openings (one per game), timing every move; the
-first move, which compiles and warms up, is not counted. `--keep-subnormals` turns off the
-flushing of subnormal floats to zero (alphazero/threads.py), to time the code as it ran
-before. Prints one JSON line.
+first move, which compiles and warms up, is not counted. `--torch` runs the network through
+torch instead of ONNX Runtime (alphazero/onnx_runtime.py), and `--keep-subnormals` then
+turns off torch's flushing of subnormal floats to zero (alphazero/threads.py): both time
+the code as it ran before. Prints one JSON line.
 """
 from __future__ import annotations
 
@@ -42,12 +43,15 @@ def move_times(overrides: list[str], games: int) -> dict:
             times.append(time.perf_counter() - began)
             game.play(state, action)
     return {"game": game.name, "params": game.params(), "simulations": cfg.mcts.simulations,
-            "threads": threads, "moves": len(times), "mean_s": round(float(np.mean(times)), 3),
+            "threads": threads, "runtime": player.inference.runtime, "moves": len(times), "mean_s": round(float(np.mean(times)), 3),
             "median_s": round(float(np.median(times)), 3), "max_s": round(float(np.max(times)), 3)}
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if "--torch" in args:
+        args.remove("--torch")
+        network.resolve_runtime = lambda runtime, device, precision: "torch"
     if "--keep-subnormals" in args:
         args.remove("--keep-subnormals")
         threads.flush_denormals = network.flush_denormals = lambda: None

@@ -6,7 +6,7 @@ import sys
 import torch
 
 from alphazero import checkpoint
-from alphazero.network import build_model
+from alphazero.network import build_model, default_precision, resolve_runtime
 from games import make_game
 from tests.test_play import ROOT
 
@@ -25,6 +25,11 @@ def run_script(*args):
 def test_move_time_times_the_shipped_networks_moves():
     (row,) = run_script("bench/move_time.py", "game=connect4_classic", "games=1", "mcts.simulations=8")
     assert row["simulations"] == 8 and row["moves"] > 0 and 0 < row["mean_s"] <= row["max_s"]
+    cpu = torch.device("cpu")  # ONNX Runtime unless this CPU computes in bfloat16
+    assert row["runtime"] == resolve_runtime("auto", cpu, default_precision(cpu))
+    (row,) = run_script("bench/move_time.py", "game=connect4_classic", "games=1", "mcts.simulations=8",
+                        "--torch")
+    assert row["runtime"] == "torch" and row["moves"] > 0
 
 
 def test_othello_solver_speed_times_each_empty_count():

@@ -1,0 +1,86 @@
+"""The network on a CPU through ONNX Runtime: the answers torch gives, on the weights the
+torch module holds now, with subnormal floats flushed and the product's thread count."""
+import numpy as np
+import pytest
+import torch
+
+from alphazero.network import Inference, build_model
+from tests.test_network import KINDS, SPEC, make, random_batch
+
+CPU = torch.device("cpu")
+
+
+def both_runtimes(model):
+    return (Inference(model, CPU, "float32", runtime="onnxruntime"),
+            Inference(model, CPU, "float32", runtime="torch"))
+
+
+def assert_same_answers(onnx, torch_path, n=9, seed=0):
+    planes, legal = random_batch(n, seed)
+    for got, expected in zip(onnx(planes, legal), torch_path(planes, legal)):
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_onnx_runtime_answers_as_torch_does_at_any_batch_size(kind):
+    onnx, torch_path = both_runtimes(make(kind))
+    for seed, n in enumerate([1, 9, 128, 3]):
+        assert_same_answers(onnx, torch_path, n, seed)
+    priors, _ = onnx(*random_batch(5))
+    planes, legal = random_batch(5)
+    assert np.all(priors[~legal] == 0)
+
+
+def test_onnx_runtime_with_an_ownership_head_answers_policy_and_value():
+    torch.manual_seed(0)
+    assert_same_answers(*both_runtimes(build_model("cnn", SPEC, head_norm=True, ownership=True).eval()))
+
+
+def test_onnx_runtime_follows_weights_changed_in_place():
+    """An optimizer step, load_state_dict and batch-norm statistics updated by a training
+    forward pass all change the answers; a stale session would not."""
+    model = make("resnet")
+    onnx, torch_path = both_runtimes(model)
+    planes, legal = random_batch(6)
+    before = onnx(planes, legal)[0]
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    model.train()
+    log_policy, value = model(torch.from_numpy(planes), torch.from_numpy(legal))
+    (value.sum() - log_policy[:, 0].sum()).backward()  # also moves the batch-norm statistics
+    optimizer.step()
+    assert np.abs(onnx(planes, legal)[0] - before).max() > 1e-3
+    assert_same_answers(onnx, torch_path)
+    torch.manual_seed(7)
+    onnx.load_state_dict(build_model("resnet", SPEC, **KINDS["resnet"]).state_dict())
+    assert_same_answers(onnx, torch_path)
+
+
+def test_onnx_runtime_flushes_subnormal_floats_to_zero():
+    model = make("cnn")
+    with torch.no_grad():  # a value of 3e-39 before the tanh: subnormal in float32
+        model.value_head[-2].weight.zero_()
+        model.value_head[-2].bias.fill_(3e-39)
+    _, values = Inference(model, CPU, "float32", runtime="onnxruntime")(*random_batch(2))
+    assert np.all(values == 0.0)
+
+
+def test_onnx_runtime_takes_the_threads_torch_was_given():
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        onnx = Inference(make("cnn"), CPU, "float32", runtime="onnxruntime")
+        onnx(*random_batch(2))
+        assert onnx.onnx.session.get_session_options().intra_op_num_threads == 2
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_runtime_choices():
+    model = make("cnn")
+    assert Inference(model, CPU, "float32").runtime == "onnxruntime"
+    assert Inference(model, CPU, "bfloat16").runtime == "torch"
+    assert Inference(model, CPU, "float32", runtime="torch").runtime == "torch"
+    with pytest.raises(ValueError, match="runs float32 on the CPU only"):
+        Inference(model, CPU, "bfloat16", runtime="onnxruntime")
+    with pytest.raises(ValueError, match="unknown runtime 'tvm'"):
+        Inference(model, CPU, "float32", runtime="tvm")
