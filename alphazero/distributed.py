@@ -47,10 +47,8 @@ def _make_data_parallel(trainer: Trainer, device: torch.device) -> None:
     model = trainer.model
     if device.type == "cuda":  # batch statistics over the whole batch (CUDA-only in torch)
         model = nn.SyncBatchNorm.convert_sync_batchnorm(model)
-    # The layout inference switches the model to; set now, so the gradient buckets match it.
-    # (1x1 kernels have two valid channels_last strides; the reducer copies their gradients,
-    # correctly, with a warning that says only that.)
-    model.to(memory_format=torch.channels_last)
+    # The Trainer keeps the weights channels_last. 1x1 kernels have two valid channels_last
+    # strides; the reducer copies their gradients, correctly, with a warning that says only that.
     warnings.filterwarnings("ignore", message="Grad strides do not match bucket view strides")
     trainer.model = DistributedDataParallel(
         model, device_ids=[device] if device.type == "cuda" else None)

@@ -45,7 +45,9 @@ class Trainer:
         self.device = torch.device(device) if device is not None else next(model.parameters()).device
         if mixed_precision and self.device.type != "cuda":
             raise ValueError("mixed-precision training needs a CUDA device; turn it off on the CPU.")
-        self.model = model.to(self.device)
+        # channels_last: the layout oneDNN and cuDNN convolve fastest (on one CPU core,
+        # 1.12-1.19x the gradient steps of the default layout; docs/performance.md).
+        self.model = model.to(self.device, memory_format=torch.channels_last)
         self.l2 = weight_decay_l2
         self.lr = lr
         self.mixed_precision = mixed_precision
@@ -77,7 +79,8 @@ class Trainer:
         returns the metrics logged under these exact TensorBoard tags. With measure_kl the
         metrics add `policy/kl`, how far this step moved the policy on its batch: that takes
         one more forward pass, about a quarter of a step, so a run asks for it once a round."""
-        planes, pis, zs = self._as_tensor(planes), self._as_tensor(pis), self._as_tensor(zs)
+        planes = self._as_tensor(planes).contiguous(memory_format=torch.channels_last)
+        pis, zs = self._as_tensor(pis), self._as_tensor(zs)
         self.model.train()
         log_policy, value, *ownership = self._forward(planes, with_ownership=self.ownership)
         value_loss = (zs - value).pow(2).mean()
