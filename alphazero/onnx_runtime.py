@@ -1,6 +1,6 @@
 """A torch network run on the CPU by ONNX Runtime, which convolves these small nets faster
-than torch's float32 path: 1.4-1.5x at self-play's batch of 128 and 3.5x at a single
-position, one thread (docs/performance.md, "The network on a CPU through ONNX Runtime").
+than torch's float32 path: 1.4-1.6x at batches of 1 to 256 on one thread, self-play 1.4x
+(docs/performance.md, "The network on a CPU through ONNX Runtime").
 
 The model is exported afresh whenever its weights change (tensors' version counters tell:
 an optimizer step, load_state_dict and batch-norm statistics all bump them), which takes

@@ -46,7 +46,7 @@ class Trainer:
         if mixed_precision and self.device.type != "cuda":
             raise ValueError("mixed-precision training needs a CUDA device; turn it off on the CPU.")
         # channels_last: the layout oneDNN and cuDNN convolve fastest (on one CPU core,
-        # 1.12-1.19x the gradient steps of the default layout; docs/performance.md).
+        # 1.05-1.26x the gradient steps of the default layout; docs/performance.md).
         self.model = model.to(self.device, memory_format=torch.channels_last)
         self.l2 = weight_decay_l2
         self.lr = lr

@@ -43,7 +43,8 @@ def move_times(overrides: list[str], games: int) -> dict:
             times.append(time.perf_counter() - began)
             game.play(state, action)
     return {"game": game.name, "params": game.params(), "simulations": cfg.mcts.simulations,
-            "threads": threads, "runtime": player.inference.runtime, "moves": len(times), "mean_s": round(float(np.mean(times)), 3),
+            "threads": threads, "runtime": player.inference.runtime, "moves": len(times),
+            "mean_s": round(float(np.mean(times)), 3),
             "median_s": round(float(np.median(times)), 3), "max_s": round(float(np.max(times)), 3)}
 
 
