@@ -35,6 +35,9 @@ _BOUNDS = [("game.play_simulations", 2), ("mcts.simulations", 2), ("mcts.c_puct"
 _NULL_OR_BOUNDS = [("eval.simulations", 2), ("train.max_games", 1), ("train.max_minutes", 0)]
 
 
+MOST_SOLVER_EMPTIES = 18  # a move from 18 empty Othello cells takes seconds
+
+
 def validate(cfg: DictConfig) -> None:
     for key, low in _BOUNDS:
         value = OmegaConf.select(cfg, key)
@@ -64,6 +67,7 @@ def validate(cfg: DictConfig) -> None:
         raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
                           f"not {snapshot_games!r}.")
     validate_model(cfg.model)
+    validate_endgame_solver(cfg.game)
     if cfg.threads != "auto" and not (_is_count(cfg.threads) and cfg.threads > 0):
         raise ConfigError(f"threads must be auto or a whole number of at least 1, not {cfg.threads!r}.")
     if cfg.eval.gate not in ("pure", "previous"):
@@ -93,6 +97,16 @@ def validate_training(cfg: DictConfig) -> None:
     if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
         raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
                           f"exceed mcts.simulations ({cfg.mcts.simulations}).")
+
+
+def validate_endgame_solver(game: DictConfig) -> None:
+    empties = game.get("endgame_solver_empties", 0)
+    if not (_is_count(empties) and empties <= MOST_SOLVER_EMPTIES):
+        raise ConfigError(f"game.endgame_solver_empties must be a whole number from 0 to "
+                          f"{MOST_SOLVER_EMPTIES} (more takes seconds a move), not {empties!r}.")
+    if empties and game.name != "othello":
+        raise ConfigError(f"game.endgame_solver_empties needs a game with an exact endgame "
+                          f"solver (othello), not {game.name}.")
 
 
 def _is_size(value) -> bool:

@@ -61,11 +61,9 @@ class OthelloJudge:
 
     def __init__(self, game):
         self.solver = OthelloSolver(game)
-        self.playable_corners = 4 if game.rules == "course" else 0
 
     def reached(self, state, moves, target) -> bool:
-        board = self.solver.game.board(state)
-        return int((board == 0).sum()) - self.playable_corners <= target
+        return self.solver.game.playable_empties(state) <= target
 
     def values(self, state, moves):
         return self.solver.move_values(state)

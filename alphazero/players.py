@@ -15,6 +15,7 @@ from omegaconf import DictConfig
 
 from alphazero import checkpoint
 from alphazero.config import search_config as configured_search
+from alphazero.endgame import ExactEndgame, exact_endgame
 from alphazero.mcts import BatchedSearch, SearchConfig
 from alphazero.network import Inference, build_model, select_device
 from alphazero.paths import PRETRAINED_DIR
@@ -23,15 +24,17 @@ from games import make_game
 
 
 class AlphaZeroPlayer:
-    """The network guiding PUCT, without noise, playing the most visited move."""
+    """The network guiding PUCT, without noise, playing the most visited move; with an
+    `endgame` (alphazero.endgame), the exact solver's move in the positions it covers."""
 
     def __init__(self, game, inference, simulations: int, search_config: SearchConfig | None = None,
-                 seed: int = 0):
+                 seed: int = 0, endgame: ExactEndgame | None = None):
         self.game = game
         self.inference = inference
         self.simulations = simulations
         self.search_config = search_config or SearchConfig()
         self.seed = seed
+        self.endgame = endgame
         self._searches: dict[int, BatchedSearch] = {}
         self.last_values = np.zeros(0, dtype=np.float32)
 
@@ -49,10 +52,14 @@ class AlphaZeroPlayer:
         search = self._search_for(len(states))
         for b, state in enumerate(states):
             search.set_root(b, state)
+        solved = self.endgame.covers(states) if self.endgame else np.zeros(len(states), np.bool_)
+        search.active[solved] = False  # not searched: the solver moves there
         search.run(self.inference)
         self.last_values = search.root_values()
         actions = search.choose(search.visit_counts(), 0.0)
         actions[~search.active] = -1
+        for b in np.flatnonzero(solved):
+            actions[b], self.last_values[b] = self.endgame.best_move(states[b])
         return actions
 
 
@@ -117,13 +124,14 @@ def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
 
 def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -> AlphaZeroPlayer:
     """The player of a loaded checkpoint, searched as cfg says (the discount it was trained
-    with unless cfg gives one). A network trained on a range of boards searches `game`'s
+    with unless cfg gives one), with the endgame solver cfg.game asks for. A network trained on a range of boards searches `game`'s
     positions as the game it was trained on (same states, its own input size)."""
     checkpoint.check_plays(saved, game, path)
     trained_game = make_game(game.name, **saved["game_params"])
     inference = load_network(saved, trained_game, cfg.device, cfg.selfplay.precision)
     search = configured_search(cfg, trained_discount(saved), trained_score_utility(saved))
-    return AlphaZeroPlayer(trained_game, inference, cfg.mcts.simulations, search, seed=seed)
+    return AlphaZeroPlayer(trained_game, inference, cfg.mcts.simulations, search, seed=seed,
+                           endgame=exact_endgame(trained_game, cfg.game))
 
 
 def trained_discount(saved: dict) -> float:

@@ -2,9 +2,10 @@
 
     python bench/othello_solver_speed.py [rules=course] [positions=20] [empties=10,12,14]
 
-Positions come from uniformly random play from the start (seed 0). Each is solved twice with
-a fresh transposition table: its value alone (`solve`), then every legal move's exact value
-(`move_values`, what alphazero.optimal_moves uses). Prints one JSON line per empty count.
+Positions come from uniformly random play from the start (seed 0). Each is solved three times,
+each with a fresh transposition table: its value alone (`solve`), a best move with its value
+(`best_move`, what the agent plays near the end: alphazero.endgame), and every legal move's
+exact value (`move_values`, what alphazero.optimal_moves judges with). Prints one JSON line per empty count.
 """
 from __future__ import annotations
 
@@ -19,10 +20,9 @@ from games.othello_solver import OthelloSolver
 
 
 def random_endgame(game, rng, empties: int) -> np.ndarray:
-    corners = 4 if game.rules == "course" else 0
     while True:
         state = game.new_state()
-        while game.status(state) == ONGOING and (game.board(state) == 0).sum() - corners > empties:
+        while game.status(state) == ONGOING and game.playable_empties(state) > empties:
             game.play(state, int(rng.choice(game.legal_list(state))))
         if game.status(state) == ONGOING:
             return state
@@ -42,7 +42,7 @@ def main(args: list[str]) -> None:
     rng = np.random.default_rng(0)
     OthelloSolver(game).move_values(random_endgame(game, rng, 6))  # compile
     for empties in (int(e) for e in options.get("empties", "10,12,14").split(",")):
-        rows = {"solve": [], "move_values": []}
+        rows = {"solve": [], "best_move": [], "move_values": []}
         for _ in range(count):
             state = random_endgame(game, rng, empties)
             for name in rows:  # a fresh table each time, allocated outside the timing

@@ -469,6 +469,10 @@ class Othello(Game):
         """Black's discs minus White's."""
         return int(bits_to_cells(state[BLACK]).sum()) - int(bits_to_cells(state[WHITE]).sum())
 
+    def playable_empties(self, state) -> int:
+        """Empty cells that can still be played (the course rules' corners never can)."""
+        return int((self.board(state) == 0).sum()) - (4 if self.rule_code == COURSE else 0)
+
     def board(self, state) -> np.ndarray:
         """int8[8, 8]: 1 black, -1 white, 0 empty."""
         return (bits_to_cells(state[BLACK]).astype(np.int8)

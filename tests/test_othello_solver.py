@@ -26,16 +26,11 @@ def brute_force(game, state, counts) -> int:
     return best
 
 
-def playable_empties(game, state) -> int:
-    corners = 4 if game.rules == "course" else 0
-    return int((game.board(state) == 0).sum()) - corners
-
-
 def endgame(game, rng, empties):
     """A position reached by random play with `empties` playable empty cells, still going."""
     while True:
         state = game.new_state()
-        while game.status(state) == ONGOING and playable_empties(game, state) > empties:
+        while game.status(state) == ONGOING and game.playable_empties(state) > empties:
             game.play(state, int(rng.choice(game.legal_list(state))))
         if game.status(state) == ONGOING:
             return state
@@ -110,3 +105,20 @@ def test_deeper_positions_agree_across_symmetries(rules):
     for g in range(1, game.num_symmetries):
         image = solver.move_values(game.transform_state(state, g))
         np.testing.assert_array_equal(image[action_maps[g]], values)
+
+
+@pytest.mark.parametrize("rules", ["course", "standard"])
+def test_best_move_is_one_of_the_best_by_exact_value(rules):
+    """best_move (one narrowing root search) agrees with move_values (every move valued on
+    its own), roots with a pass included."""
+    game = make_game("othello", rules=rules)
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        state = endgame(game, rng, int(rng.integers(1, 13)))
+        values = OthelloSolver(game).move_values(state)
+        action, value = OthelloSolver(game).best_move(state)
+        assert value == values.max() == values[action], game.render(state)
+    with pytest.raises(ValueError, match="the game is over"):
+        while game.status(state) == ONGOING:
+            game.play(state, game.legal_list(state)[0])
+        OthelloSolver(game).best_move(state)

@@ -3,8 +3,10 @@
 A network player (alphazero.players.checkpoint_player: the checkpoint's weights and the
 discount it was trained with) is searched with a fresh BatchedSearch of one tree per
 request, so the page can read the root's visit shares, its value and the principal
-variation. Without a network the agent is pure MCTS (random rollouts; the yardstick of
-`evaluate`), whose line is its one chosen move. Each request says how many simulations.
+variation; where the player solves the endgame exactly (alphazero.endgame), the thought is
+the solver's move and outcome. Without a network the agent is pure MCTS (random rollouts;
+the yardstick of `evaluate`), whose line is its one chosen move. Each request says how many
+simulations.
 """
 from __future__ import annotations
 
@@ -37,6 +39,9 @@ class Agent:
         return self._network_thought(state, simulations)
 
     def _network_thought(self, state, simulations: int) -> Thought:
+        endgame = self.player.endgame
+        if endgame is not None and endgame.covers(state[None])[0]:
+            return self._exact_thought(state, endgame)
         # The player's game is the one its network was trained on: for a board inside a
         # trained range (course Connect-4) the same states with the network's input size.
         search = BatchedSearch(self.player.game, 1, simulations, self.player.search_config,
@@ -46,6 +51,13 @@ class Agent:
         line = search.principal_variation(0)  # starts with the most visited move
         visits = search.visit_counts()[0][:self.game.num_actions]
         return Thought(line[0], float(search.root_values()[0]), visits, line)
+
+    def _exact_thought(self, state, endgame) -> Thought:
+        """The solver's move: all of the root's weight on it, its exact outcome as the value."""
+        action, value = endgame.best_move(state)
+        visits = np.zeros(self.game.num_actions, dtype=np.float32)
+        visits[action] = 1.0
+        return Thought(action, value, visits, [action])
 
     def _pure_thought(self, state, simulations: int) -> Thought:
         mcts = PureMCTS(self.game, simulations, seed=self.seed)
