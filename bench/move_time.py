@@ -4,8 +4,9 @@ search: one position at a time (batch 1), the torch threads `play` uses.
     python bench/move_time.py game=othello [games=2] [mcts.simulations=N] [checkpoint=PATH]
                               [--torch [--keep-subnormals]]
 
-The network plays itself from random 2-ply openings (one per game), timing every move; the
-first move, which compiles and warms up, is not counted. `--torch` runs the network through
+The network plays itself from random 2-ply openings (one per game), timing every move (Othello's
+last moves are the endgame solver's: `solved_moves` counts them); compiling and warming up
+are not counted. `--torch` runs the network through
 torch instead of ONNX Runtime (alphazero/onnx_runtime.py), and `--keep-subnormals` then
 turns off torch's flushing of subnormal floats to zero (alphazero/threads.py): both time
 the code as it ran before. Prints one JSON line.
@@ -27,23 +28,36 @@ from alphazero.threads import use_search_threads
 from games import ONGOING
 
 
+def warm_up(game, player, rng) -> None:
+    """Compile the search, and the endgame solver where the player has one, untimed."""
+    state = game.new_state(rng)
+    player.best_actions(state[None])
+    while player.endgame is not None and not player.endgame.covers(state[None])[0]:
+        if game.status(state) != ONGOING:
+            state = game.new_state(rng)
+        game.play(state, int(rng.choice(game.legal_list(state))))
+    player.best_actions(state[None])
+
+
 def move_times(overrides: list[str], games: int) -> dict:
     cfg = compose_play(overrides)
     threads = use_search_threads(cfg.threads)
     game = build_game(cfg)
     player = make_player(game, cfg, "az", cfg.get("checkpoint"), seed=cfg.seed)
     rng = np.random.default_rng(cfg.seed)
-    player.best_actions(game.new_state(rng)[None])  # compile and warm up
-    times = []
+    warm_up(game, player, rng)
+    times, solved = [], 0
     for _ in range(games):
         state = random_opening(game, game.new_state(rng), 2, rng)
         while game.status(state) == ONGOING:
+            solved += player.endgame is not None and bool(player.endgame.covers(state[None])[0])
             began = time.perf_counter()
             action = int(player.best_actions(state[None])[0])
             times.append(time.perf_counter() - began)
             game.play(state, action)
     return {"game": game.name, "params": game.params(), "simulations": cfg.mcts.simulations,
             "threads": threads, "runtime": player.inference.runtime, "moves": len(times),
+            "solved_moves": solved,
             "mean_s": round(float(np.mean(times)), 3),
             "median_s": round(float(np.median(times)), 3), "max_s": round(float(np.max(times)), 3)}
 

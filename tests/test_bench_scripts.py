@@ -32,9 +32,18 @@ def test_move_time_times_the_shipped_networks_moves():
     assert row["runtime"] == "torch" and row["moves"] > 0
 
 
+def test_othellos_last_moves_are_timed_as_the_solvers():
+    (row,) = run_script("bench/move_time.py", "game=othello", "games=1", "mcts.simulations=8")
+    assert 0 < row["solved_moves"] < row["moves"]
+    (row,) = run_script("bench/move_time.py", "game=othello", "games=1", "mcts.simulations=8",
+                        "game.endgame_solver_empties=0")
+    assert row["solved_moves"] == 0
+
+
 def test_othello_solver_speed_times_each_empty_count():
     rows = run_script("bench/othello_solver_speed.py", "positions=2", "empties=10")
     assert [row["empties"] for row in rows] == [10] and rows[0]["positions"] == 2
+    assert 0 < rows[0]["best_move_mean_s"] <= rows[0]["best_move_max_s"]
 
 
 def test_batch_shapes_times_fixed_and_changing_batches():
