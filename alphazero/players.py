@@ -124,8 +124,9 @@ def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
 
 def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -> AlphaZeroPlayer:
     """The player of a loaded checkpoint, searched as cfg says (the discount it was trained
-    with unless cfg gives one), with the endgame solver cfg.game asks for. A network trained on a range of boards searches `game`'s
-    positions as the game it was trained on (same states, its own input size)."""
+    with unless cfg gives one), with the endgame solver cfg.game asks for. A network trained
+    on a range of boards searches `game`'s positions as the game it was trained on (same
+    states, its own input size)."""
     checkpoint.check_plays(saved, game, path)
     trained_game = make_game(game.name, **saved["game_params"])
     inference = load_network(saved, trained_game, cfg.device, cfg.selfplay.precision)
