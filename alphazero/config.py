@@ -67,7 +67,7 @@ def validate(cfg: DictConfig) -> None:
         raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
                           f"not {snapshot_games!r}.")
     validate_model(cfg.model)
-    validate_endgame_solver(cfg.game)
+    validate_play_rules(cfg.game)
     if cfg.threads != "auto" and not (_is_count(cfg.threads) and cfg.threads > 0):
         raise ConfigError(f"threads must be auto or a whole number of at least 1, not {cfg.threads!r}.")
     if cfg.eval.gate not in ("pure", "previous"):
@@ -99,7 +99,8 @@ def validate_training(cfg: DictConfig) -> None:
                           f"exceed mcts.simulations ({cfg.mcts.simulations}).")
 
 
-def validate_endgame_solver(game: DictConfig) -> None:
+def validate_play_rules(game: DictConfig) -> None:
+    """The game's help for its agent: Othello's endgame solver, Connect6's forced cells."""
     empties = game.get("endgame_solver_empties", 0)
     if not (_is_count(empties) and empties <= MOST_SOLVER_EMPTIES):
         raise ConfigError(f"game.endgame_solver_empties must be a whole number from 0 to "
@@ -107,6 +108,12 @@ def validate_endgame_solver(game: DictConfig) -> None:
     if empties and game.name != "othello":
         raise ConfigError(f"game.endgame_solver_empties needs a game with an exact endgame "
                           f"solver (othello), not {game.name}.")
+    forced = game.get("forced_moves", False)
+    if not isinstance(forced, bool):
+        raise ConfigError(f"game.forced_moves must be true or false, not {forced!r}.")
+    if forced and game.name != "connect6":
+        raise ConfigError(f"game.forced_moves needs a game whose rules name forced cells "
+                          f"(connect6), not {game.name}.")
 
 
 def _is_size(value) -> bool:

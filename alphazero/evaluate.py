@@ -73,11 +73,12 @@ def match_openings(game, games: int, opening_plies: int, rng) -> np.ndarray:
 
 
 def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
-               opening_plies: int = 0) -> MatchResult:
+               opening_plies: int = 0, watch=None) -> MatchResult:
     """`games` games, all at once, `player` taking the first move in the even ones. Each pair
     of games starts from the same position (`match_openings`) with colours swapped. Counts
     are from `player`'s view. Both players are reset first, so a match gives the same result
-    whatever was played before it (a ladder row equals that level played alone)."""
+    whatever was played before it (a ladder row equals that level played alone).
+    `watch(game_index, state, action, by_player)` sees every move before it is played."""
     player.reset()
     opponent.reset()
     rng = np.random.default_rng(seed)
@@ -93,6 +94,8 @@ def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
             batch = np.flatnonzero(ongoing & who)
             if len(batch):
                 for b, action in zip(batch, side.best_actions(states[batch])):
+                    if watch is not None:
+                        watch(b, states[b], int(action), side is player)
                     game.play(states[b], int(action))
         if progress is not None:
             finished = games - sum(game.status(s) == ONGOING for s in states)

@@ -416,6 +416,17 @@ class BatchedSearch:
                                  self.visit_buffer)
         return self.visit_buffer.copy()
 
+    def root_priors(self) -> np.ndarray:
+        """[B, A] the network's prior of each root move (zeros for unexpanded roots)."""
+        priors = np.zeros((self.num_trees, self.game.num_actions), dtype=np.float32)
+        for b in range(self.num_trees):
+            root = self.trees[b, ROOT]
+            start, count = self.nodes[b, root, EDGE_START], self.nodes[b, root, NUM_EDGES]
+            if start >= 0:
+                edges = slice(start, start + count)
+                priors[b, self.edge_action[b, edges]] = self.edge_prior[b, edges]
+        return priors
+
     def root_values(self) -> np.ndarray:
         """[B] mean value of each root from the view of its side to move."""
         idx = np.arange(self.num_trees)

@@ -25,16 +25,18 @@ from games import make_game
 
 class AlphaZeroPlayer:
     """The network guiding PUCT, without noise, playing the most visited move; with an
-    `endgame` (alphazero.endgame), the exact solver's move in the positions it covers."""
+    `endgame` (alphazero.endgame), the exact solver's move in the positions it covers; with
+    `forced_moves`, the rules' forced cells where the game has them (`forced_action`)."""
 
     def __init__(self, game, inference, simulations: int, search_config: SearchConfig | None = None,
-                 seed: int = 0, endgame: ExactEndgame | None = None):
+                 seed: int = 0, endgame: ExactEndgame | None = None, forced_moves: bool = False):
         self.game = game
         self.inference = inference
         self.simulations = simulations
         self.search_config = search_config or SearchConfig()
         self.seed = seed
         self.endgame = endgame
+        self.forced_moves = forced_moves
         self._searches: dict[int, BatchedSearch] = {}
         self.last_values = np.zeros(0, dtype=np.float32)
 
@@ -56,11 +58,26 @@ class AlphaZeroPlayer:
         search.active[solved] = False  # not searched: the solver moves there
         search.run(self.inference)
         self.last_values = search.root_values()
-        actions = search.choose(search.visit_counts(), 0.0)
+        visits = search.visit_counts()
+        actions = search.choose(visits, 0.0)
         actions[~search.active] = -1
+        if self.forced_moves:
+            priors = search.root_priors()
+            for b in np.flatnonzero(search.active):
+                actions[b] = forced_action(self.game, states[b], visits[b], priors[b], actions[b])
         for b in np.flatnonzero(solved):
             actions[b], self.last_values[b] = self.endgame.best_move(states[b])
         return actions
+
+
+def forced_action(game, state, visits, priors, chosen: int) -> int:
+    """`chosen`, unless the rules force the mover's hand elsewhere (Connect6's forced_cells:
+    a win this turn, a block of the opponent's win next turn); then the most visited forced
+    cell, the network's favourite among them where the search visited none."""
+    forced = game.forced_cells(state)
+    if forced is None or forced[chosen]:
+        return chosen
+    return int(np.argmax(np.where(forced, visits + 1e-3 * priors, -1.0)))
 
 
 class PureMCTSPlayer:
@@ -124,15 +141,16 @@ def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
 
 def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -> AlphaZeroPlayer:
     """The player of a loaded checkpoint, searched as cfg says (the discount it was trained
-    with unless cfg gives one), with the endgame solver cfg.game asks for. A network trained
-    on a range of boards searches `game`'s positions as the game it was trained on (same
-    states, its own input size)."""
+    with unless cfg gives one), with the endgame solver and forced moves cfg.game asks for.
+    A network trained on a range of boards searches `game`'s positions as the game it was
+    trained on (same states, its own input size)."""
     checkpoint.check_plays(saved, game, path)
     trained_game = make_game(game.name, **saved["game_params"])
     inference = load_network(saved, trained_game, cfg.device, cfg.selfplay.precision)
     search = configured_search(cfg, trained_discount(saved), trained_score_utility(saved))
     return AlphaZeroPlayer(trained_game, inference, cfg.mcts.simulations, search, seed=seed,
-                           endgame=exact_endgame(trained_game, cfg.game))
+                           endgame=exact_endgame(trained_game, cfg.game),
+                           forced_moves=cfg.game.get("forced_moves", False))
 
 
 def trained_discount(saved: dict) -> float:

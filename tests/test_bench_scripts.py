@@ -8,7 +8,7 @@ import torch
 from alphazero import checkpoint
 from alphazero.network import build_model, default_precision, resolve_runtime
 from games import make_game
-from tests.test_play import ROOT
+from tests.test_play import ROOT, tiny_checkpoint
 
 
 def run_script_process(*args):
@@ -38,6 +38,18 @@ def test_othellos_last_moves_are_timed_as_the_solvers():
     (row,) = run_script("bench/move_time.py", "game=othello", "games=1", "mcts.simulations=8",
                         "game.endgame_solver_empties=0")
     assert row["solved_moves"] == 0
+
+
+def test_connect6_blunders_counts_games_with_an_ignored_forced_cell(tmp_path):
+    """An untrained network with a tiny search loses to pure MCTS and misses sixes and blocks;
+    with forced moves on it never does."""
+    path = tiny_checkpoint(tmp_path / "c6.pt", make_game("connect6", size=10))
+    args = ("bench/connect6_blunders.py", f"checkpoint={path}", "level=300", "games=2",
+            "mcts.simulations=4", "threads=1")
+    (off,) = run_script(*args, "game.forced_moves=false")
+    assert off["losses"] >= 1 and off["ignored_a_forced_cell"]["lost"] >= 1, off
+    (on,) = run_script(*args)
+    assert on["forced_moves"] and sum(on["ignored_a_forced_cell"].values()) == 0, on
 
 
 def test_othello_solver_speed_times_each_empty_count():
