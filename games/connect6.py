@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from games.base import DRAW, ONGOING, Game, check_param_names, int_param
+from games.connect6_threats import forced_cells, six_windows
 from games.rng import rand_below
 from games.stone_board import (COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard, add_to_lines,
                                board_symmetries, legal_cells, line_block, padded_cell,
@@ -182,18 +183,6 @@ KERNELS = {"legal_actions": legal_actions, "play": play, "status": status, "to_m
 # ---------------------------------------------------------------- Python side
 
 
-def six_windows(size: int) -> np.ndarray:
-    """int[W, 6]: the actions of every six cells in a row, column, or diagonal."""
-    windows = []
-    for row in range(size):
-        for col in range(size):
-            for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                end_row, end_col = row + 5 * d_row, col + 5 * d_col
-                if 0 <= end_row < size and 0 <= end_col < size:
-                    windows.append([(row + i * d_row) * size + col + i * d_col for i in range(6)])
-    return np.array(windows, dtype=np.int64)
-
-
 class Connect6(StoneBoard, Game):
     name = "connect6"
     title = "Connect6"
@@ -232,32 +221,14 @@ class Connect6(StoneBoard, Game):
         return out
 
     def forced_cells(self, state: np.ndarray) -> np.ndarray | None:
-        """bool[num_actions]: the cells the side to move must choose from, or None where
-        nothing is forced. A window is six cells in a line; filling one makes six in a row.
-        The cells of a window the mover can fill this turn (none of it the opponent's) win.
-        Else, where the opponent could fill one on its next turn (four of its stones, none of
-        the mover's), the mover must block: the cells after which the stones it has left this
-        turn can still reach every such window. None where one stone anywhere later still
-        blocks them all, or where nothing blocks them all (the search plays on)."""
+        """bool[num_actions]: the cells the side to move must choose from (a six this turn, a
+        block of the opponent's six next turn, a six next turn that cannot be blocked), or
+        None where nothing is forced (games.connect6_threats)."""
         if state[STATUS] != ONGOING:
             return None
-        lines = self.stones(state).reshape(-1)[self.windows]
-        mover = to_move(state) + 1
-        mine, theirs = (lines == mover).sum(axis=1), (lines == 3 - mover).sum(axis=1)
-        empty = lines == EMPTY
         left = 1 if state[OWN] != NONE or state[PLY] == 0 else 2  # stones left this turn
-        forced = np.zeros(self.num_actions, dtype=np.bool_)
-        wins = (theirs == 0) & (mine >= ROW_TO_WIN - left)
-        if wins.any():
-            forced[self.windows[wins][empty[wins]]] = True
-            return forced
-        threats = [set(self.windows[w][empty[w]]) for w in np.flatnonzero((mine == 0) & (theirs >= 4))]
-        if not threats or (left == 2 and set.intersection(*threats)):
-            return None
-        for cell in set.union(*threats) if left == 2 else set.intersection(*threats):
-            rest = [t for t in threats if cell not in t]
-            forced[cell] = not rest or bool(set.intersection(*rest))
-        return forced if forced.any() else None
+        board = self.stones(state).reshape(-1).copy()
+        return forced_cells(self.windows, board, to_move(state) + 1, left, self.num_actions)
 
     def turn_line(self, state: np.ndarray) -> str:
         ply_now = int(state[PLY])

@@ -1,6 +1,7 @@
 """Connect6's forced cells (games/connect6.py forced_cells) against brute force through the
 game's own moves, and the agent that follows them (alphazero.players.forced_action)."""
 import random
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -42,20 +43,23 @@ def can_win_next_turn(game, state, side):
 
 
 def planted_position(rng):
-    """A position of 12-24 stones, three to five of one colour in one line of six (so that
-    wins and threats are common), the rest random; None if a six ended the game on the way."""
+    """A position of 12-24 stones, three or four of one colour (the side to move's half the
+    time) in each of one to three lines of six, so that sixes and threats are common, the
+    rest random; None if a six ended the game on the way."""
     game = make_game("connect6", size=SIZE)
     stones = rng.randrange(12, 25)
     black = sum(1 for i in range(stones) if Reference.turn_of(i) % 2 == 0)
-    planted = rng.sample(rng.choice(lines(SIZE)), rng.randrange(3, 6))
+    counts = {True: black, False: stones - black}
+    black_planted = (Reference.turn_of(stones) % 2 == 0) == (rng.random() < 0.5)
+    planted = list({cell for _ in range(rng.choice((1, 2, 3)))
+                    for cell in rng.sample(rng.choice(lines(SIZE)), rng.randrange(3, 5))})
+    planted = planted[:counts[black_planted]]
     rest = [cell for cell in range(SIZE * SIZE) if cell not in planted]
     rng.shuffle(rest)
-    if rng.random() < 0.5:
-        cells = (planted + rest[:black - len(planted)], rest[black - len(planted):stones - len(planted)])
-    else:
-        cells = (rest[:black], planted + rest[black:stones - len(planted)])
+    own = planted + rest[:counts[black_planted] - len(planted)]
+    other = rest[counts[black_planted] - len(planted):][:counts[not black_planted]]
     state = game.new_state()
-    for action in game_order(SIZE, *cells):
+    for action in game_order(SIZE, *((own, other) if black_planted else (other, own))):
         if game.status(state) != ONGOING:
             return game, None
         game.play(state, action)
@@ -80,39 +84,89 @@ def test_a_six_in_one_turn_is_four_in_a_window_with_none_of_the_other_side():
     assert min(seen.values()) >= 3, seen
 
 
-def test_forced_cells_are_the_winning_or_saving_ones():
+def unstoppable(game, state, side, *stones):
+    """Whether after `stones` of `side` no two stones of the other side, on any two empty
+    cells, leave it without a window to fill next turn (every pair tried at once)."""
+    board = game.stones(state).reshape(-1).copy()
+    board[list(stones)] = side
+    threats = [line for line in lines(game.size)
+               if all(board[c] != 3 - side for c in line) and sum(board[c] == side for c in line) >= 4]
+    if not threats:
+        return False
+    reach = np.zeros((len(threats), len(board)), dtype=bool)
+    for i, line in enumerate(threats):
+        reach[i, [c for c in line if board[c] == 0]] = True
+    empty = board == 0
+    pairs = reach[:, :, None] | reach[:, None, :]  # [window, x, y]: a stone on x or y reaches it
+    stopped = pairs.all(axis=0) & empty[:, None] & empty[None, :]
+    return not stopped.any()
+
+
+def expected_forced_cells(game, state):
+    """(the forced cells by brute force, or None; which rule applies)."""
+    me = game.to_move(state) + 1
+    legal = game.legal_list(state)
+    second = state[5] != -1 or state[1] == 0  # one stone left this turn
+    placements = [(c,) for c in legal] + ([] if second else list(combinations(legal, 2)))
+    sixes = {c for p in placements if game.status(after(game, state, *p)) == me for c in p}
+    if sixes:
+        return sixes, "six"  # any cell of a six's window: checked as a subset
+    if can_win_next_turn(game, state, 3 - me):
+        turns = placements if second else [p for p in placements if len(p) == 2]
+        saving = {c for p in turns if not can_win_next_turn(game, after(game, state, *p), 3 - me)
+                  for c in p}
+        return (None, "free") if not saving or saving == set(legal) else (saving, "block")
+    if unstoppable(game, state, me):
+        return None, "free"
+    winning = {c for p in placements if unstoppable(game, state, me, *p) for c in p}
+    return (winning, "six next turn") if winning else (None, "free")
+
+
+def test_forced_cells_are_the_winning_saving_or_unstoppable_ones():
+    """Random positions (a six next turn that cannot be blocked is too rare in them: the
+    next test has one)."""
     rng = random.Random(5)
-    kinds = {"win": 0, "block": 0, "free": 0}
-    for _ in range(60):
+    kinds = dict.fromkeys(("six", "block", "six next turn", "free"), 0)
+    for _ in range(80):
         game, state = planted_position(rng)
         if state is None:
             continue
-        me = game.to_move(state) + 1
-        legal = game.legal_list(state)
-        second = state[5] != -1 or state[1] == 0  # one stone left this turn
+        expected, kind = expected_forced_cells(game, state)
+        kinds[kind] += 1
         forced = game.forced_cells(state)
-        pairs = [(c,) for c in legal] if second else [(c, d) for c in legal for d in legal if d != c]
-        wins = {p[0] for p in pairs if game.status(after(game, state, *p)) not in (ONGOING,)}
-        if wins:
-            kinds["win"] += 1
-            assert forced is not None and set(np.flatnonzero(forced)) <= wins
-            continue
-        saving = {p[0] for p in pairs if not can_win_next_turn(game, after(game, state, *p), 3 - me)}
-        if not saving or saving == set(legal):
-            kinds["free"] += 1
-            assert forced is None
+        if kind == "six":
+            assert forced is not None and set(np.flatnonzero(forced)) <= expected
         else:
-            kinds["block"] += 1
-            assert forced is not None and set(np.flatnonzero(forced)) == saving
-    assert min(kinds.values()) >= 3, kinds
+            assert (forced if forced is None else set(np.flatnonzero(forced))) == expected, kind
+    assert min(kinds[k] for k in ("six", "block", "free")) >= 3, kinds
+
+
+def test_a_six_next_turn_that_cannot_be_blocked_in_every_symmetry():
+    """Black's C6-E6 and J10-J8, White's stones out of their way: F6 makes four in row 6
+    (two stones to block) and J7 four in column J (one more), and only those stones' cells
+    do it. Brute force over every pair of Black's stones and of White's replies
+    (expected_forced_cells, about 10 s) gives the same four cells."""
+    game = make_game("connect6", size=10)
+    cell = lambda text: (10 - int(text[1:])) * 10 + "ABCDEFGHJK".index(text[0])
+    black = ["C6", "D6", "E6", "J10", "J9", "J8", "A1", "A3", "C1"]
+    white = ["K1", "H1", "F2", "K3", "H4", "E1", "D3", "B4", "B2", "K5"]
+    state = game.new_state()
+    for action in game_order(10, [cell(t) for t in black], [cell(t) for t in white]):
+        game.play(state, action)
+    forced = game.forced_cells(state)
+    assert sorted(game.format_move(state, int(c)) for c in np.flatnonzero(forced)) == \
+        ["F6", "J5", "J6", "J7"]
+    _, action_maps = game.symmetries(state)
+    for g in range(1, game.num_symmetries):
+        image = game.forced_cells(game.transform_state(state, g))
+        np.testing.assert_array_equal(image[action_maps[g]], forced)
 
 
 def test_the_agent_blocks_where_its_search_would_not():
-    """A uniform network with a tiny search places its stones anywhere; with forced moves on
-    it blocks White's open four, and takes its own six when it has one."""
+    """A uniform network with a tiny search places its stones almost anywhere; with forced
+    moves on, its two stones block White's four."""
     game = make_game("connect6", size=10)
-    # Black's opening stone far away, then White's pair and Black's pair, then White makes
-    # four in row 5 (F5-J5 region): Black, to move with two stones, must block.
+    # Black's opening stone and pair far away; White's C5-F5 in row 5: Black must block.
     state = game.play_moves(game.new_state(), ["A10", "C5", "D5", "A1", "A2", "E5", "F5"])
     player = AlphaZeroPlayer(game, uniform_network, simulations=4, forced_moves=True)
     forced = game.forced_cells(state)
