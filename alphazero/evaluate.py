@@ -230,7 +230,9 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
     report = {"game": game.name, "game_params": game.params(),
               "checkpoint": str(cfg.checkpoint or "shipped default"),
               "simulations": cfg.mcts.simulations, "precision": player.inference.precision,
-              "opening_plies": cfg.eval.opening_plies, "rows": rows}
+              "opening_plies": cfg.eval.opening_plies,
+              "endgame_solver_empties": player.endgame.empties if player.endgame else 0,
+              "forced_moves": player.forced_moves, "rows": rows}
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return report
 
