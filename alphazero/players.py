@@ -72,8 +72,9 @@ class AlphaZeroPlayer:
 
 def forced_action(game, state, visits, priors, chosen: int) -> int:
     """`chosen`, unless the rules force the mover's hand elsewhere (Connect6's forced_cells:
-    a win this turn, a block of the opponent's win next turn); then the most visited forced
-    cell, the network's favourite among them where the search visited none."""
+    a six this turn, a block of the opponent's six next turn, a six next turn that cannot be
+    blocked); then the most visited forced cell, the network's favourite among them where
+    the search visited none."""
     forced = game.forced_cells(state)
     if forced is None or forced[chosen]:
         return chosen

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from alphazero.players import AlphaZeroPlayer
+from alphazero.serve.agent import Agent
 from games import ONGOING, make_game
 from tests.test_connect6 import Reference, game_order
 from tests.test_evaluate import uniform_network
@@ -173,6 +174,8 @@ def test_the_agent_blocks_where_its_search_would_not():
     assert forced is not None
     action = int(player.best_actions(state[None])[0])
     assert forced[action]
+    thought = Agent(game, player, "test").think(state, 4)  # the browser board's agent
+    assert forced[thought.action] and thought.line[0] == thought.action
     state = game.play_moves(state, [game.format_move(state, action)])
     action = int(player.best_actions(state[None])[0])
     state = game.play_moves(state, [game.format_move(state, action)])

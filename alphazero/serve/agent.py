@@ -5,9 +5,9 @@ discount it was trained with) is searched with a fresh BatchedSearch of one tree
 request, so the page can read the root's visit shares, its value and the principal
 variation; where the player solves the endgame exactly (alphazero.endgame), the thought is
 the solver's move and outcome, and where the rules force a cell the search did not choose
-(alphazero.players.forced_action), that cell is the move and the whole line. Without a network the agent is pure MCTS (random rollouts;
-the yardstick of `evaluate`), whose line is its one chosen move. Each request says how many
-simulations.
+(alphazero.players.forced_action), that cell is the move and the whole line. Without a
+network the agent is pure MCTS (random rollouts; the yardstick of `evaluate`), whose line
+is its one chosen move. Each request says how many simulations.
 """
 from __future__ import annotations
 
