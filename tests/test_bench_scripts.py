@@ -35,9 +35,6 @@ def test_move_time_times_the_shipped_networks_moves():
 def test_othellos_last_moves_are_timed_as_the_solvers():
     (row,) = run_script("bench/move_time.py", "game=othello", "games=1", "mcts.simulations=8")
     assert 0 < row["solved_moves"] < row["moves"]
-    (row,) = run_script("bench/move_time.py", "game=othello", "games=1", "mcts.simulations=8",
-                        "game.endgame_solver_empties=0")
-    assert row["solved_moves"] == 0
 
 
 def test_connect6_blunders_counts_games_with_an_ignored_forced_cell(tmp_path):

@@ -128,7 +128,7 @@ def test_forced_cells_are_the_winning_saving_or_unstoppable_ones():
     next test has one)."""
     rng = random.Random(5)
     kinds = dict.fromkeys(("six", "block", "six next turn", "free"), 0)
-    for _ in range(80):
+    for _ in range(50):
         game, state = planted_position(rng)
         if state is None:
             continue
