@@ -4,7 +4,6 @@ import random
 from itertools import combinations
 
 import numpy as np
-import pytest
 
 from alphazero.players import AlphaZeroPlayer
 from alphazero.serve.agent import Agent
