@@ -8,17 +8,19 @@ stones and none the opponent's: its two stones of the next turn fill it. In that
 2. A block: where the opponent threatens, the cells after which the mover's stones left this
    turn still reach every threatened window. None where one stone anywhere later still does,
    or where nothing does (the game is lost against best play).
-3. A six next turn: where the opponent threatens nothing (so it cannot win first), the stones
-   this turn that leave more threats than two opponent stones can reach.
+3. A forced six: where the opponent threatens nothing (so it cannot win first), every
+   placement of this turn's stones that leaves more threats than two opponent stones can
+   reach (a six next turn); where there is none, with `depth` > 0, the first placement
+   found whose threats force both opponent stones, turn after turn, up to such a six
+   (games.connect6_tss).
 
 Otherwise nothing is forced (None).
 """
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 
+from games.connect6_tss import forcing_win_cells
 from games.stone_board import EMPTY
 
 ROW = 6  # a window's length
@@ -54,12 +56,13 @@ def blockable(threats: list[set], stones: int) -> bool:
                for cell in set.union(*threats))
 
 
-def forced_cells(windows: np.ndarray, board: np.ndarray, mover: int, left: int,
-                 num_actions: int) -> np.ndarray | None:
-    """bool[num_actions] (see the module docstring), or None; `left` stones this turn."""
+def forced_cells(windows: np.ndarray, through: np.ndarray, board: np.ndarray, mover: int,
+                 left: int, depth: int) -> np.ndarray | None:
+    """bool[cells] (see the module docstring), or None; `left` stones this turn; `depth`
+    turns of threats read ahead for rule 3 (games.connect6_tss)."""
     lines = board[windows]
     own, other = (lines == mover).sum(axis=1), (lines == 3 - mover).sum(axis=1)
-    forced = np.zeros(num_actions, dtype=np.bool_)
+    forced = np.zeros(board.size, dtype=np.bool_)
     sixes = (other == 0) & (own >= ROW - left)
     if sixes.any():
         forced[windows[sixes][lines[sixes] == EMPTY]] = True
@@ -73,12 +76,5 @@ def forced_cells(windows: np.ndarray, board: np.ndarray, mover: int, left: int,
         return forced
     if not blockable(threatened(windows, board, mover), 2):
         return None  # already more threats than the opponent can block: every stone wins
-    growing = (other == 0) & (own >= THREAT - left)
-    cells = np.unique(windows[growing][lines[growing] == EMPTY])
-    placements = [(c,) for c in cells] + (list(combinations(cells, 2)) if left == 2 else [])
-    for stones in placements:
-        board[list(stones)] = mover
-        if not blockable(threatened(windows, board, mover), 2):
-            forced[list(stones)] = True
-        board[list(stones)] = EMPTY
+    forced = forcing_win_cells(windows, through, board, mover, left, depth)
     return forced if forced.any() else None
