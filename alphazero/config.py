@@ -36,7 +36,6 @@ _NULL_OR_BOUNDS = [("eval.simulations", 2), ("train.max_games", 1), ("train.max_
 
 
 MOST_SOLVER_EMPTIES = 18  # a move from 18 empty Othello cells takes seconds
-MOST_FORCED_WIN_DEPTH = 3  # Connect6: deeper lines take seconds a move
 
 
 def validate(cfg: DictConfig) -> None:
@@ -114,13 +113,6 @@ def validate_play_rules(game: DictConfig) -> None:
         raise ConfigError(f"game.forced_moves must be true or false, not {forced!r}.")
     if forced and game.name != "connect6":
         raise ConfigError(f"game.forced_moves needs a game whose rules name forced cells "
-                          f"(connect6), not {game.name}.")
-    depth = game.get("forced_win_depth", 0)
-    if not (_is_count(depth) and depth <= MOST_FORCED_WIN_DEPTH):
-        raise ConfigError(f"game.forced_win_depth must be a whole number from 0 to "
-                          f"{MOST_FORCED_WIN_DEPTH} (more takes seconds a move), not {depth!r}.")
-    if depth and game.name != "connect6":
-        raise ConfigError(f"game.forced_win_depth needs a game whose rules name forced cells "
                           f"(connect6), not {game.name}.")
 
 

@@ -232,8 +232,7 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
               "simulations": cfg.mcts.simulations, "precision": player.inference.precision,
               "opening_plies": cfg.eval.opening_plies,
               "endgame_solver_empties": player.endgame.empties if player.endgame else 0,
-              "forced_moves": player.forced_moves, "forced_win_depth": player.forced_win_depth,
-              "rows": rows}
+              "forced_moves": player.forced_moves, "rows": rows}
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return report
 

@@ -26,12 +26,10 @@ from games import make_game
 class AlphaZeroPlayer:
     """The network guiding PUCT, without noise, playing the most visited move; with an
     `endgame` (alphazero.endgame), the exact solver's move in the positions it covers; with
-    `forced_moves`, the rules' forced cells where the game has them (`forced_action`), a
-    forced six read up to `forced_win_depth` turns of threats ahead."""
+    `forced_moves`, the rules' forced cells where the game has them (`forced_action`)."""
 
     def __init__(self, game, inference, simulations: int, search_config: SearchConfig | None = None,
-                 seed: int = 0, endgame: ExactEndgame | None = None, forced_moves: bool = False,
-                 forced_win_depth: int = 0):
+                 seed: int = 0, endgame: ExactEndgame | None = None, forced_moves: bool = False):
         self.game = game
         self.inference = inference
         self.simulations = simulations
@@ -39,7 +37,6 @@ class AlphaZeroPlayer:
         self.seed = seed
         self.endgame = endgame
         self.forced_moves = forced_moves
-        self.forced_win_depth = forced_win_depth
         self._searches: dict[int, BatchedSearch] = {}
         self.last_values = np.zeros(0, dtype=np.float32)
 
@@ -67,19 +64,18 @@ class AlphaZeroPlayer:
         if self.forced_moves:
             priors = search.root_priors()
             for b in np.flatnonzero(search.active):
-                actions[b] = forced_action(self.game, states[b], visits[b], priors[b], actions[b],
-                                           self.forced_win_depth)
+                actions[b] = forced_action(self.game, states[b], visits[b], priors[b], actions[b])
         for b in np.flatnonzero(solved):
             actions[b], self.last_values[b] = self.endgame.best_move(states[b])
         return actions
 
 
-def forced_action(game, state, visits, priors, chosen: int, depth: int) -> int:
+def forced_action(game, state, visits, priors, chosen: int) -> int:
     """`chosen`, unless the rules force the mover's hand elsewhere (Connect6's forced_cells:
-    a six this turn, a block of the opponent's six next turn, a six by force within `depth`
-    turns of threats); then the most visited forced cell, the network's favourite among them
-    where the search visited none."""
-    forced = game.forced_cells(state, depth)
+    a six this turn, a block of the opponent's six next turn, a six next turn that cannot be
+    blocked); then the most visited forced cell, the network's favourite among them where
+    the search visited none."""
+    forced = game.forced_cells(state)
     if forced is None or forced[chosen]:
         return chosen
     return int(np.argmax(np.where(forced, visits + 1e-3 * priors, -1.0)))
@@ -155,8 +151,7 @@ def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -
     search = configured_search(cfg, trained_discount(saved), trained_score_utility(saved))
     return AlphaZeroPlayer(trained_game, inference, cfg.mcts.simulations, search, seed=seed,
                            endgame=exact_endgame(trained_game, cfg.game),
-                           forced_moves=cfg.game.get("forced_moves", False),
-                           forced_win_depth=cfg.game.get("forced_win_depth", 0))
+                           forced_moves=cfg.game.get("forced_moves", False))
 
 
 def trained_discount(saved: dict) -> float:

@@ -37,7 +37,7 @@ def main(args: list[str]) -> dict:
 
     def watch(index, state, action, by_player):
         boards[index] = state  # the match's own row, played on in place: final at the end
-        forced = game.forced_cells(state, player.forced_win_depth) if by_player else None
+        forced = game.forced_cells(state) if by_player else None
         if forced is not None and not forced[action]:
             ignored.add(index)
 
@@ -49,8 +49,7 @@ def main(args: list[str]) -> dict:
         won = code != DRAW and (code == FIRST_WON) == (index % 2 == 0)
         outcomes["drawn" if code == DRAW else "won" if won else "lost"] += 1
     return {"checkpoint": str(cfg.get("checkpoint") or "shipped"), "level": level, "games": games,
-            "forced_moves": cfg.game.forced_moves, "forced_win_depth": cfg.game.forced_win_depth,
-            "wins": result.wins, "draws": result.draws,
+            "forced_moves": cfg.game.forced_moves, "wins": result.wins, "draws": result.draws,
             "losses": result.losses,
             "ignored_a_forced_cell": {k: outcomes[k] for k in ("won", "drawn", "lost")}}
 

@@ -14,8 +14,7 @@ import numpy as np
 from numba import njit
 
 from games.base import DRAW, ONGOING, Game, check_param_names, int_param
-from games.connect6_threats import forced_cells, six_windows
-from games.connect6_tss import cell_windows
+from games.connect6_threats import cell_windows, forced_cells, six_windows
 from games.rng import rand_below
 from games.stone_board import (COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard, add_to_lines,
                                board_symmetries, legal_cells, line_block, padded_cell,
@@ -222,16 +221,15 @@ class Connect6(StoneBoard, Game):
             out[OPP_A], out[OPP_B] = out[OPP_B], out[OPP_A]
         return out
 
-    def forced_cells(self, state: np.ndarray, depth: int = 0) -> np.ndarray | None:
+    def forced_cells(self, state: np.ndarray) -> np.ndarray | None:
         """bool[num_actions]: the cells the side to move must choose from (a six this turn, a
-        block of the opponent's six next turn, a six by force: next turn, or after `depth`
-        turns of threats), or None where nothing is forced (games.connect6_threats)."""
+        block of the opponent's six next turn, a six next turn that cannot be blocked), or
+        None where nothing is forced (games.connect6_threats)."""
         if state[STATUS] != ONGOING:
             return None
         left = 1 if state[OWN] != NONE or state[PLY] == 0 else 2  # stones left this turn
         board = self.stones(state).reshape(-1).copy()
-        return forced_cells(self.windows, self.windows_through, board, to_move(state) + 1, left,
-                            depth)
+        return forced_cells(self.windows, self.windows_through, board, to_move(state) + 1, left)
 
     def turn_line(self, state: np.ndarray) -> str:
         ply_now = int(state[PLY])

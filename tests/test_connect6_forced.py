@@ -1,7 +1,7 @@
 """Connect6's forced cells (games/connect6.py forced_cells) against brute force through the
-game's own moves, the forced sixes found turns ahead (games/connect6_tss.py) against every
-reply, and the agent that follows them (alphazero.players.forced_action)."""
+game's own moves, and the agent that follows them (alphazero.players.forced_action)."""
 import random
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -23,6 +23,7 @@ def after(game, state, *cells):
     return child
 
 
+@lru_cache(maxsize=None)
 def lines(size):
     """Every six cells in a line, written out cell by cell."""
     out = []
@@ -59,12 +60,39 @@ def planted_position(rng):
     rng.shuffle(rest)
     own = planted + rest[:counts[black_planted] - len(planted)]
     other = rest[counts[black_planted] - len(planted):][:counts[not black_planted]]
+    return game, played(game, own, other, black_planted)
+
+
+def played(game, own, other, own_black):
+    """The position after the side to move's `own` and its opponent's `other` stones, in
+    turn order; None if a six ended the game on the way."""
     state = game.new_state()
-    for action in game_order(SIZE, *((own, other) if black_planted else (other, own))):
+    for action in game_order(game.size, *((own, other) if own_black else (other, own))):
         if game.status(state) != ONGOING:
-            return game, None
+            return None
         game.play(state, action)
-    return game, state if game.status(state) == ONGOING else None
+    return state if game.status(state) == ONGOING else None
+
+
+def structured_position(rng, size=8):
+    """A position of 13-25 stones where the side to move holds two to four lines of two or
+    three stones, the rest random, so that a six next turn that cannot be blocked is common;
+    None if a six ended the game on the way."""
+    game = make_game("connect6", size=size)
+    stones = rng.randrange(13, 26)
+    black = sum(1 for i in range(stones) if Reference.turn_of(i) % 2 == 0)
+    mover_black = Reference.turn_of(stones) % 2 == 0
+    mine = black if mover_black else stones - black
+    planted = []
+    for _ in range(rng.randrange(2, 5)):
+        planted += [c for c in rng.sample(rng.choice(lines(size)), rng.randrange(2, 4))
+                    if c not in planted]
+    planted = planted[:mine]
+    rest = [cell for cell in range(size * size) if cell not in planted]
+    rng.shuffle(rest)
+    own = planted + rest[:mine - len(planted)]
+    other = rest[mine - len(planted):][:stones - mine]
+    return game, played(game, own, other, mover_black)
 
 
 def test_a_six_in_one_turn_is_four_in_a_window_with_none_of_the_other_side():
@@ -87,21 +115,16 @@ def test_a_six_in_one_turn_is_four_in_a_window_with_none_of_the_other_side():
 
 def unstoppable(game, state, side, *stones):
     """Whether after `stones` of `side` no two stones of the other side, on any two empty
-    cells, leave it without a window to fill next turn."""
+    cells, leave it without a window to fill next turn (every pair tried at once)."""
     board = game.stones(state).reshape(-1).copy()
     board[list(stones)] = side
-    return unstoppable_board(board, np.array(lines(game.size)), side)
-
-
-def unstoppable_board(board, all_lines, side):
-    """`unstoppable` on a flat board (every pair of opponent stones tried at once)."""
-    cells = board[all_lines]
-    threats = all_lines[((cells == side).sum(axis=1) >= 4) & ((cells == 3 - side).sum(axis=1) == 0)]
-    if not len(threats):
+    threats = [line for line in lines(game.size)
+               if all(board[c] != 3 - side for c in line) and sum(board[c] == side for c in line) >= 4]
+    if not threats:
         return False
     reach = np.zeros((len(threats), len(board)), dtype=bool)
     for i, line in enumerate(threats):
-        reach[i, line[board[line] == 0]] = True
+        reach[i, [c for c in line if board[c] == 0]] = True
     empty = board == 0
     pairs = reach[:, :, None] | reach[:, None, :]  # [window, x, y]: a stone on x or y reaches it
     stopped = pairs.all(axis=0) & empty[:, None] & empty[None, :]
@@ -129,12 +152,12 @@ def expected_forced_cells(game, state):
 
 
 def test_forced_cells_are_the_winning_saving_or_unstoppable_ones():
-    """Random positions (a six next turn that cannot be blocked is too rare in them: the
-    next test has one)."""
+    """Random positions of two kinds: sixes and blocks are common in the first, a six next
+    turn that cannot be blocked in the second (8x8)."""
     rng = random.Random(5)
     kinds = dict.fromkeys(("six", "block", "six next turn", "free"), 0)
-    for _ in range(50):
-        game, state = planted_position(rng)
+    for position in [planted_position] * 50 + [structured_position] * 30:
+        game, state = position(rng)
         if state is None:
             continue
         expected, kind = expected_forced_cells(game, state)
@@ -144,7 +167,7 @@ def test_forced_cells_are_the_winning_saving_or_unstoppable_ones():
             assert forced is not None and set(np.flatnonzero(forced)) <= expected
         else:
             assert (forced if forced is None else set(np.flatnonzero(forced))) == expected, kind
-    assert min(kinds[k] for k in ("six", "block", "free")) >= 3, kinds
+    assert min(kinds.values()) >= 3, kinds
 
 
 def test_a_six_next_turn_that_cannot_be_blocked_in_every_symmetry():
@@ -185,110 +208,3 @@ def test_the_agent_blocks_where_its_search_would_not():
     action = int(player.best_actions(state[None])[0])
     state = game.play_moves(state, [game.format_move(state, action)])
     assert not can_win_next_turn(game, state, 2)
-
-
-def structured_position(rng, size=8):
-    """A position of 13-25 stones where the side to move holds two to four lines of two or
-    three stones (the raw material of forcing lines), the rest random; None if a six ended
-    the game on the way."""
-    game = make_game("connect6", size=size)
-    stones = rng.randrange(13, 26)
-    black = sum(1 for i in range(stones) if Reference.turn_of(i) % 2 == 0)
-    mover_black = Reference.turn_of(stones) % 2 == 0
-    mine = black if mover_black else stones - black
-    planted = []
-    for _ in range(rng.randrange(2, 5)):
-        planted += [c for c in rng.sample(rng.choice(lines(size)), rng.randrange(2, 4))
-                    if c not in planted]
-    planted = planted[:mine]
-    rest = [cell for cell in range(size * size) if cell not in planted]
-    rng.shuffle(rest)
-    own = planted + rest[:mine - len(planted)]
-    other = rest[mine - len(planted):][:stones - mine]
-    state = game.new_state()
-    for action in game_order(size, *((own, other) if mover_black else (other, own))):
-        if game.status(state) != ONGOING:
-            return game, None
-        game.play(state, action)
-    return game, state if game.status(state) == ONGOING else None
-
-
-class ForcedWinJudge:
-    """Whether stones just placed win by force, every opponent reply tried (all pairs of
-    empty cells), through this file's line reference."""
-
-    def __init__(self, size):
-        self.lines = np.array(lines(size))
-
-    def _counts(self, board, side):
-        cells = board[self.lines]
-        return (cells == side).sum(axis=1), (cells == 3 - side).sum(axis=1)
-
-    def threatens(self, board, side):
-        own, other = self._counts(board, side)
-        return bool(((own >= 4) & (other == 0)).any())
-
-    def wins(self, board, side, turns):
-        """`side` has just placed its stones on `board` (flat, changed and restored): it makes
-        six next turn whatever two stones the opponent adds, now or after at most `turns`
-        more turns of its own, the opponent never threatening a six of its own."""
-        if self.threatens(board, 3 - side):
-            return False  # the opponent could make six first
-        if unstoppable_board(board, self.lines, side):
-            return True
-        if turns == 0 or not self.threatens(board, side):
-            return False  # no threat: the opponent's stones are free
-        for reply in combinations(np.flatnonzero(board == 0), 2):
-            board[list(reply)] = 3 - side
-            holds = self.threatens(board, side) or any(  # a reply that leaves a threat loses
-                self._placed_wins(board, side, stones, turns - 1)
-                for stones in combinations(np.flatnonzero(board == 0), 2))
-            board[list(reply)] = 0
-            if not holds:
-                return False
-        return True
-
-    def _placed_wins(self, board, side, stones, turns):
-        board[list(stones)] = side
-        won = self.wins(board, side, turns)
-        board[list(stones)] = 0
-        return won
-
-
-def test_forced_sixes_found_turns_ahead_win_against_every_reply():
-    """Where nothing wins next turn, the stones forced_cells finds one and two turns of
-    threats ahead win against every pair of opponent stones, turn after turn (about 1 s
-    for the one two-turn line checked)."""
-    rng = random.Random(2)
-    judge = ForcedWinJudge(8)
-    found = {1: 0, 2: 0}
-    stones_left = set()
-    for _ in range(350):
-        game, state = structured_position(rng)
-        if state is None or game.forced_cells(state, 0) is not None:
-            continue
-        for depth in (1, 2):
-            forced = game.forced_cells(state, depth)
-            if forced is None or found[depth] >= (20 if depth == 1 else 1):
-                continue
-            board = game.stones(state).reshape(-1).astype(np.int64)
-            board[forced] = game.to_move(state) + 1
-            assert judge.wins(board, game.to_move(state) + 1, depth)
-            found[depth] += 1
-            stones_left.add(int(forced.sum()))
-            break
-    assert found[1] >= 5 and found[2] == 1 and stones_left == {1, 2}, (found, stones_left)
-
-
-def test_the_agent_plays_a_forced_six_its_search_does_not_see():
-    """With a uniform network and a tiny search, the agent's stone is on the first forcing
-    line's cells at forced_win_depth 1, on the same position where depth 0 finds nothing."""
-    rng = random.Random(2)
-    while True:
-        game, state = structured_position(rng)
-        if state is not None and game.forced_cells(state, 0) is None \
-                and game.forced_cells(state, 1) is not None:
-            break
-    player = AlphaZeroPlayer(game, uniform_network, simulations=4, forced_moves=True,
-                             forced_win_depth=1)
-    assert game.forced_cells(state, 1)[int(player.best_actions(state[None])[0])]

@@ -52,8 +52,7 @@ class Agent:
         line = search.principal_variation(0)  # starts with the most visited move
         visits = search.visit_counts()[0][:self.game.num_actions]
         if self.player.forced_moves:
-            action = forced_action(self.game, state, visits, search.root_priors()[0], line[0],
-                                   self.player.forced_win_depth)
+            action = forced_action(self.game, state, visits, search.root_priors()[0], line[0])
             line = line if action == line[0] else [action]
         return Thought(line[0], float(search.root_values()[0]), visits, line)
 
