@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml Makefile
 test: $(STAMP)
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 		(apt-get update && apt-get install -y chromium chromium-driver)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 train: $(STAMP)
 	$(PY) -m alphazero.train +recipe=quick

@@ -1,6 +1,6 @@
 """How often a Connect6 network loses by ignoring a forced cell: a six it could make this
 turn, or a block of the six the opponent could make next turn (games/connect6.py
-forced_cells).
+forced_cells); and, in its drawn games, which side did the threatening.
 
     python bench/connect6_blunders.py [checkpoint=PATH] [level=11000] [games=80]
                                       [game.forced_moves=false] [seed=0]
@@ -24,6 +24,7 @@ from alphazero.players import PureMCTSPlayer, make_player
 from alphazero.presets import compose_play
 from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON
+from games.connect6_threats import threatened
 
 
 def main(args: list[str]) -> dict:
@@ -33,13 +34,16 @@ def main(args: list[str]) -> dict:
     use_search_threads(cfg.threads)
     game = build_game(cfg)
     player = make_player(game, cfg, "az", cfg.get("checkpoint"), seed=cfg.seed)
-    ignored, boards = set(), {}
+    ignored, boards, blocking = set(), {}, Counter()
 
     def watch(index, state, action, by_player):
         boards[index] = state  # the match's own row, played on in place: final at the end
         forced = game.forced_cells(state) if by_player else None
         if forced is not None and not forced[action]:
             ignored.add(index)
+        other = 2 - game.to_move(state)  # the side not to move, 1 Black / 2 White
+        if threatened(game.windows, game.stones(state).reshape(-1), other):
+            blocking[index, by_player] += 1
 
     result = play_match(game, player, PureMCTSPlayer(game, level, seed=cfg.seed + level), games,
                         cfg.seed, opening_plies=2, watch=watch)
@@ -48,10 +52,14 @@ def main(args: list[str]) -> dict:
         code = game.status(boards[index])
         won = code != DRAW and (code == FIRST_WON) == (index % 2 == 0)
         outcomes["drawn" if code == DRAW else "won" if won else "lost"] += 1
+    drawn = [index for index, state in boards.items() if game.status(state) == DRAW]
     return {"checkpoint": str(cfg.get("checkpoint") or "shipped"), "level": level, "games": games,
             "forced_moves": cfg.game.forced_moves, "wins": result.wins, "draws": result.draws,
             "losses": result.losses,
-            "ignored_a_forced_cell": {k: outcomes[k] for k in ("won", "drawn", "lost")}}
+            "ignored_a_forced_cell": {k: outcomes[k] for k in ("won", "drawn", "lost")},
+            "drawn_games_stones_under_threat": {
+                who: sum(blocking[index, mine] for index in drawn)
+                for who, mine in (("network", True), ("opponent", False))}}
 
 if __name__ == "__main__":
     print(json.dumps(main(sys.argv[1:])))

@@ -47,6 +47,8 @@ def test_connect6_blunders_counts_games_with_an_ignored_forced_cell(tmp_path):
     assert off["losses"] >= 1 and off["ignored_a_forced_cell"]["lost"] >= 1, off
     (on,) = run_script(*args)
     assert on["forced_moves"] and sum(on["ignored_a_forced_cell"].values()) == 0, on
+    for row in (off, on):  # stones under threat are counted in drawn games only
+        assert (sum(row["drawn_games_stones_under_threat"].values()) > 0) <= (row["draws"] > 0)
 
 
 def test_othello_solver_speed_times_each_empty_count():
