@@ -17,7 +17,6 @@ Otherwise nothing is forced (None).
 from __future__ import annotations
 
 import numpy as np
-
 from numba import njit
 
 from games.stone_board import EMPTY

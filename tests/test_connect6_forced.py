@@ -44,23 +44,29 @@ def can_win_next_turn(game, state, side):
                for line in lines(game.size))
 
 
-def planted_position(rng):
-    """A position of 12-24 stones, three or four of one colour (the side to move's half the
-    time) in each of one to three lines of six, so that sixes and threats are common, the
-    rest random; None if a six ended the game on the way."""
-    game = make_game("connect6", size=SIZE)
-    stones = rng.randrange(12, 25)
+def planted_position(rng, size=SIZE, lines_planted=(1, 3), line_stones=(3, 4), mover_plants=0.5):
+    """A position of 12-24 stones, `line_stones` of one colour (the side to move's with
+    probability `mover_plants`) in each of `lines_planted` lines of six, so that sixes and
+    threats are common, the rest random; None if a six ended the game on the way."""
+    game = make_game("connect6", size=size)
+    stones = rng.randint(12, 24)
     black = sum(1 for i in range(stones) if Reference.turn_of(i) % 2 == 0)
     counts = {True: black, False: stones - black}
-    black_planted = (Reference.turn_of(stones) % 2 == 0) == (rng.random() < 0.5)
-    planted = list({cell for _ in range(rng.choice((1, 2, 3)))
-                    for cell in rng.sample(rng.choice(lines(SIZE)), rng.randrange(3, 5))})
+    black_planted = (Reference.turn_of(stones) % 2 == 0) == (rng.random() < mover_plants)
+    planted = list(dict.fromkeys(cell for _ in range(rng.randint(*lines_planted))
+                                 for cell in rng.sample(rng.choice(lines(size)), rng.randint(*line_stones))))
     planted = planted[:counts[black_planted]]
-    rest = [cell for cell in range(SIZE * SIZE) if cell not in planted]
+    rest = [cell for cell in range(size * size) if cell not in planted]
     rng.shuffle(rest)
     own = planted + rest[:counts[black_planted] - len(planted)]
     other = rest[counts[black_planted] - len(planted):][:counts[not black_planted]]
     return game, played(game, own, other, black_planted)
+
+
+def structured_position(rng):
+    """An 8x8 position where the side to move holds three or four lines of two or three stones:
+    a six next turn that cannot be blocked is common in these."""
+    return planted_position(rng, size=8, lines_planted=(3, 4), line_stones=(2, 3), mover_plants=1.0)
 
 
 def played(game, own, other, own_black):
@@ -72,27 +78,6 @@ def played(game, own, other, own_black):
             return None
         game.play(state, action)
     return state if game.status(state) == ONGOING else None
-
-
-def structured_position(rng, size=8):
-    """A position of 13-25 stones where the side to move holds two to four lines of two or
-    three stones, the rest random, so that a six next turn that cannot be blocked is common;
-    None if a six ended the game on the way."""
-    game = make_game("connect6", size=size)
-    stones = rng.randrange(13, 26)
-    black = sum(1 for i in range(stones) if Reference.turn_of(i) % 2 == 0)
-    mover_black = Reference.turn_of(stones) % 2 == 0
-    mine = black if mover_black else stones - black
-    planted = []
-    for _ in range(rng.randrange(2, 5)):
-        planted += [c for c in rng.sample(rng.choice(lines(size)), rng.randrange(2, 4))
-                    if c not in planted]
-    planted = planted[:mine]
-    rest = [cell for cell in range(size * size) if cell not in planted]
-    rng.shuffle(rest)
-    own = planted + rest[:mine - len(planted)]
-    other = rest[mine - len(planted):][:stones - mine]
-    return game, played(game, own, other, mover_black)
 
 
 def test_a_six_in_one_turn_is_four_in_a_window_with_none_of_the_other_side():
