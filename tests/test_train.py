@@ -12,7 +12,7 @@ from hydra import compose, initialize_config_dir
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from alphazero import checkpoint
-from alphazero.config import build_game, validate
+from alphazero.config import ConfigError, build_game, validate, validate_training
 from alphazero.network import build_model
 from games import make_game
 
@@ -133,9 +133,18 @@ def test_a_network_alone_continues_with_fresh_training_state(tmp_path):
 
 
 @pytest.mark.parametrize("override,words", [
-    ("mcts.simulations=-5", "mcts.simulations"),
-    ("game=chess", "game"),
-    ("game.params.rows=3", "rows"),
+    ("mcts.simulations=-5", "mcts.simulations"),  # a setting out of range (validate_training)
+    ("game=chess", "game"),  # a config group with no such choice
+    ("game.params.rows=3", "rows"),  # a board the game's rules refuse
+])
+def test_bad_overrides_give_one_line(tmp_path, override, words):
+    result = train(tmp_path, *override.split(), timeout=120)
+    assert result.returncode != 0
+    assert words in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("override,words", [
     ("selfplay.workers=-1", "selfplay.workers"),
     ("selfplay.full_search_share=1.5", "selfplay.full_search_share"),
     ("mcts.discount=0", "mcts.discount"),
@@ -155,11 +164,13 @@ def test_a_network_alone_continues_with_fresh_training_state(tmp_path):
     ("model=resnet model.sizes.blocks=0", "model.sizes.blocks"),
     ("selfplay.full_search_share=0.5 selfplay.fast_simulations=9", "selfplay.fast_simulations"),
 ])
-def test_bad_overrides_give_one_line(tmp_path, override, words):
-    result = train(tmp_path, *override.split(), timeout=120)
-    assert result.returncode != 0
-    assert words in result.stderr
-    assert "Traceback" not in result.stderr
+def test_bad_settings_are_refused_by_name(override, words):
+    """The check behind the one line above (train's ConfigError), for every kind of setting,
+    without starting a process each."""
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
+        cfg = compose("config", overrides=[*TINY, *override.split()])
+    with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
+        validate_training(cfg)
 
 
 def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
