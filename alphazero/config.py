@@ -68,9 +68,10 @@ def validate(cfg: DictConfig) -> None:
                           f"not {snapshot_games!r}.")
     validate_model(cfg.model)
     validate_play_rules(cfg.game)
-    if not isinstance(cfg.selfplay.forced_moves, bool):
-        raise ConfigError(f"selfplay.forced_moves must be true or false, not {cfg.selfplay.forced_moves!r}.")
-    if cfg.selfplay.forced_moves and cfg.game.name != "connect6":
+    forced = cfg.selfplay.forced_moves
+    if not isinstance(forced, bool):
+        raise ConfigError(f"selfplay.forced_moves must be true or false, not {forced!r}.")
+    if forced and cfg.game.name != "connect6":
         raise ConfigError(f"selfplay.forced_moves needs a game whose rules name forced cells "
                           f"(connect6), not {cfg.game.name}.")
     if cfg.threads != "auto" and not (_is_count(cfg.threads) and cfg.threads > 0):

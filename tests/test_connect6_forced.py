@@ -53,8 +53,9 @@ def planted_position(rng, size=SIZE, lines_planted=(1, 3), line_stones=(3, 4), m
     black = sum(1 for i in range(stones) if Reference.turn_of(i) % 2 == 0)
     counts = {True: black, False: stones - black}
     black_planted = (Reference.turn_of(stones) % 2 == 0) == (rng.random() < mover_plants)
-    planted = list(dict.fromkeys(cell for _ in range(rng.randint(*lines_planted))
-                                 for cell in rng.sample(rng.choice(lines(size)), rng.randint(*line_stones))))
+    planted = list(dict.fromkeys(
+        cell for _ in range(rng.randint(*lines_planted))
+        for cell in rng.sample(rng.choice(lines(size)), rng.randint(*line_stones))))
     planted = planted[:counts[black_planted]]
     rest = [cell for cell in range(size * size) if cell not in planted]
     rng.shuffle(rest)
