@@ -38,8 +38,9 @@ def six_windows(size: int) -> np.ndarray:
 
 
 def cell_windows(windows: np.ndarray, num_cells: int) -> np.ndarray:
-    """int[cells, 24]: the windows through each cell, padded with -1."""
-    out = np.full((num_cells, 24), -1, dtype=np.int64)
+    """int[cells, 4 * ROW]: the windows through each cell (at most ROW in each of four
+    directions), padded with -1."""
+    out = np.full((num_cells, 4 * ROW), -1, dtype=np.int64)
     fill = np.zeros(num_cells, dtype=np.int64)
     for w, line in enumerate(windows):
         for cell in line:
