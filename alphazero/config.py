@@ -11,6 +11,7 @@ from alphazero.network import resolve_precision, select_device
 from alphazero.selfplay import SelfPlayConfig
 from alphazero.trainer import OPTIMIZERS
 from games import Game, make_game
+from games.connect4_solver import MAX_BITS as SOLVER_MAX_BITS
 
 
 POOL_KINDS = ("local", "ray")
@@ -36,6 +37,7 @@ _NULL_OR_BOUNDS = [("eval.simulations", 2), ("train.max_games", 1), ("train.max_
 
 
 MOST_SOLVER_EMPTIES = 18  # a move from 18 empty Othello cells takes seconds
+MOST_SOLVER_NODES = 10_000_000  # Connect-4: seconds a move where the solver gives up
 
 
 def validate(cfg: DictConfig) -> None:
@@ -106,7 +108,8 @@ def validate_training(cfg: DictConfig) -> None:
 
 
 def validate_play_rules(game: DictConfig) -> None:
-    """The game's help for its agent: Othello's endgame solver, Connect6's forced cells."""
+    """The game's help for its agent: Othello's endgame solver, Connect6's forced cells,
+    classic Connect-4's proven outcomes."""
     empties = game.get("endgame_solver_empties", 0)
     if not (_is_count(empties) and empties <= MOST_SOLVER_EMPTIES):
         raise ConfigError(f"game.endgame_solver_empties must be a whole number from 0 to "
@@ -120,6 +123,24 @@ def validate_play_rules(game: DictConfig) -> None:
     if forced and game.name != "connect6":
         raise ConfigError(f"game.forced_moves needs a game whose rules name forced cells "
                           f"(connect6), not {game.name}.")
+    nodes = game.get("solver_nodes", 0)
+    if not (_is_count(nodes) and nodes <= MOST_SOLVER_NODES):
+        raise ConfigError(f"game.solver_nodes must be a whole number from 0 to "
+                          f"{MOST_SOLVER_NODES} (more takes seconds a move), not {nodes!r}.")
+    if nodes and not _solver_plays(game):
+        raise ConfigError("game.solver_nodes needs Connect-4 on one fixed board without a "
+                          "forbidden cell, at most 63 bits as (rows + 1) * cols (e.g. "
+                          "game=connect4_classic).")
+
+
+def _solver_plays(game: DictConfig) -> bool:
+    """Whether games.connect4_solver solves this game's boards."""
+    if game.name != "connect4":
+        return False
+    board = make_game(game.name, **OmegaConf.to_container(game.params))
+    return (board.forbidden is None and board.rows[0] == board.rows[1]
+            and board.cols[0] == board.cols[1]
+            and (board.rows[0] + 1) * board.cols[0] <= SOLVER_MAX_BITS)
 
 
 def _is_size(value) -> bool:

@@ -232,7 +232,8 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
               "simulations": cfg.mcts.simulations, "precision": player.inference.precision,
               "opening_plies": cfg.eval.opening_plies,
               "endgame_solver_empties": player.endgame.empties if player.endgame else 0,
-              "forced_moves": player.forced_moves, "rows": rows}
+              "move_rule": player.move_rule.name if player.move_rule else None,
+              "rows": rows}
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return report
 

@@ -17,6 +17,7 @@ from alphazero import checkpoint
 from alphazero.config import search_config as configured_search
 from alphazero.endgame import ExactEndgame, exact_endgame
 from alphazero.mcts import BatchedSearch, SearchConfig
+from alphazero.move_rules import move_rule as configured_move_rule, ruled_action
 from alphazero.network import Inference, build_model, select_device
 from alphazero.paths import PRETRAINED_DIR
 from alphazero.pure_mcts import PureMCTS
@@ -26,17 +27,17 @@ from games import make_game
 class AlphaZeroPlayer:
     """The network guiding PUCT, without noise, playing the most visited move; with an
     `endgame` (alphazero.endgame), the exact solver's move in the positions it covers; with
-    `forced_moves`, the rules' forced cells where the game has them (`forced_action`)."""
+    a `move_rule` (alphazero.move_rules), the most visited of the moves the rule allows."""
 
     def __init__(self, game, inference, simulations: int, search_config: SearchConfig | None = None,
-                 seed: int = 0, endgame: ExactEndgame | None = None, forced_moves: bool = False):
+                 seed: int = 0, endgame: ExactEndgame | None = None, move_rule=None):
         self.game = game
         self.inference = inference
         self.simulations = simulations
         self.search_config = search_config or SearchConfig()
         self.seed = seed
         self.endgame = endgame
-        self.forced_moves = forced_moves
+        self.move_rule = move_rule
         self._searches: dict[int, BatchedSearch] = {}
         self.last_values = np.zeros(0, dtype=np.float32)
 
@@ -61,24 +62,16 @@ class AlphaZeroPlayer:
         visits = search.visit_counts()
         actions = search.choose(visits, 0.0)
         actions[~search.active] = -1
-        if self.forced_moves:
+        if self.move_rule is not None:
             priors = search.root_priors()
             for b in np.flatnonzero(search.active):
-                actions[b] = forced_action(self.game, states[b], visits[b], priors[b], actions[b])
+                allowed, value = self.move_rule.allowed(states[b])
+                actions[b] = ruled_action(allowed, visits[b], priors[b], actions[b])
+                if value is not None:
+                    self.last_values[b] = value
         for b in np.flatnonzero(solved):
             actions[b], self.last_values[b] = self.endgame.best_move(states[b])
         return actions
-
-
-def forced_action(game, state, visits, priors, chosen: int) -> int:
-    """`chosen`, unless the rules force the mover's hand elsewhere (Connect6's forced_cells:
-    a six this turn, a block of the opponent's six next turn, a six next turn that cannot be
-    blocked); then the most visited forced cell, the network's favourite among them where
-    the search visited none."""
-    forced = game.forced_cells(state)
-    if forced is None or forced[chosen]:
-        return chosen
-    return int(np.argmax(np.where(forced, visits + 1e-3 * priors, -1.0)))
 
 
 class PureMCTSPlayer:
@@ -142,7 +135,7 @@ def make_player(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
 
 def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -> AlphaZeroPlayer:
     """The player of a loaded checkpoint, searched as cfg says (the discount it was trained
-    with unless cfg gives one), with the endgame solver and forced moves cfg.game asks for.
+    with unless cfg gives one), with the endgame solver and move rule cfg.game asks for.
     A network trained on a range of boards searches `game`'s positions as the game it was
     trained on (same states, its own input size)."""
     checkpoint.check_plays(saved, game, path)
@@ -151,7 +144,7 @@ def checkpoint_player(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -
     search = configured_search(cfg, trained_discount(saved), trained_score_utility(saved))
     return AlphaZeroPlayer(trained_game, inference, cfg.mcts.simulations, search, seed=seed,
                            endgame=exact_endgame(trained_game, cfg.game),
-                           forced_moves=cfg.game.get("forced_moves", False))
+                           move_rule=configured_move_rule(trained_game, cfg.game))
 
 
 def trained_discount(saved: dict) -> float:

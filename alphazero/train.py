@@ -204,7 +204,7 @@ class TrainingRun:
         if self.cfg.eval.gate == "previous" and best_path.is_file():
             best = make_player(self.game, self.cfg, "az", best_path)
             best.simulations = simulations  # both networks search with the gate's budget
-            best.endgame, best.forced_moves = None, False  # the gate measures networks alone
+            best.endgame, best.move_rule = None, None  # the gate measures networks alone
         level = gate.level
         result, promoted = gate.evaluate(player, best)
         if promoted:

@@ -351,6 +351,10 @@ class Connect4(Game):
             forbidden = (forbidden[0], int(state[COLS]) - 1 - forbidden[1])
         return self._state_of(np.ascontiguousarray(_board(state)[:, ::-1]), forbidden, int(state[STATUS]))
 
+    def board(self, state: np.ndarray) -> np.ndarray:
+        """int8 [rows, cols], row 0 the top: 0 empty, 1 the first player, 2 the second."""
+        return _board(state)
+
     def render(self, state: np.ndarray) -> str:
         board, forbidden = _board(state), _forbidden(state)
         width = 2 if board.shape[1] < 10 else 3

@@ -90,6 +90,15 @@ def _winning_cells(position, mask, geo):
     return cells & (geo[BOARD] ^ mask)
 
 
+def _has_four(position, height):
+    """Whether `position` holds four in a row (columns of `height` bits, as the module says)."""
+    for shift in (1, height, height - 1, height + 1):
+        pairs = position & (position >> shift)
+        if pairs & (pairs >> (2 * shift)):
+            return True
+    return False
+
+
 @njit(cache=True, inline="always")
 def _playable_cells(mask, geo):
     """The cell each non-full column would receive next."""
@@ -380,7 +389,18 @@ class Connect4Solver:
         A move that wins at once gets its winning score; a full column gets
         ILLEGAL_MOVE_SCORE. With `node_limit`, returns None once more than that many nodes
         have been searched in this call. Raises ValueError like `solve`."""
-        current, mask, stones = self._position(moves)
+        return self._scores(self._position(moves), node_limit, outcome_only)
+
+    def move_scores_on_board(self, board: np.ndarray, node_limit: int | None = None,
+                             outcome_only: bool = False) -> np.ndarray | None:
+        """`move_scores` of the position drawn on `board`: int8 [rows, cols], row 0 the top,
+        0 empty, 1 the first player's stone, 2 the second's (games.connect4's `board`). The
+        side to move is the one with fewer stones, the first player on equal counts. Raises
+        ValueError if no legal game reaches the board or the game on it is over."""
+        return self._scores(self._board_position(board), node_limit, outcome_only)
+
+    def _scores(self, position, node_limit, outcome_only):
+        current, mask, stones = position
         self._start(node_limit)
         scores = np.empty(self.cols, dtype=np.int64)
         _move_scores(current, mask, stones, *self._kernel_args(), outcome_only, scores)
@@ -437,3 +457,31 @@ class Connect4Solver:
         if len(moves) == self.cells:
             raise ValueError("the game is already over: the board is full.")
         return current, mask, len(moves)
+
+    def _board_position(self, board):
+        """(current, mask, stones) of a board drawn as `move_scores_on_board` takes it."""
+        board = np.asarray(board)
+        if board.shape != (self.rows, self.cols):
+            raise ValueError(f"the board is {board.shape}, not {self.rows} x {self.cols}.")
+        height = self.rows + 1
+        players = [0, 0]
+        for col in range(self.cols):
+            column = board[::-1, col]  # bottom first
+            filled = int(np.count_nonzero(column))
+            if np.any(column[:filled] == 0) or np.any((column < 0) | (column > 2)):
+                raise ValueError(f"column {col} has a gap under a stone or a value other "
+                                 "than 0, 1 and 2.")
+            for row in range(filled):
+                players[column[row] - 1] |= 1 << (col * height + row)
+        first, second = (bits.bit_count() for bits in players)
+        if first - second not in (0, 1):
+            raise ValueError(f"the first player has {first} stones and the second {second}; "
+                             "no game alternating from the first player reaches that.")
+        for bits in players:
+            if _has_four(bits, height):
+                raise ValueError("the game is already over: the board holds four in a row.")
+        stones = first + second
+        if stones == self.cells:
+            raise ValueError("the game is already over: the board is full.")
+        mover = players[stones & 1]
+        return mover, players[0] | players[1], stones

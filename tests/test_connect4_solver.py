@@ -249,3 +249,54 @@ def test_full_board_raises():
 def test_bad_board_raises(rows, cols):
     with pytest.raises(ValueError):
         Connect4Solver(rows, cols)
+
+
+# ----------------------------------------------------------------------------- boards
+
+def drawn_board(moves, rows=6, cols=7):
+    """The position after `moves` drawn as games.connect4's `board` draws it: row 0 the top,
+    1 the first player's stones, 2 the second's."""
+    board = np.zeros((rows, cols), dtype=np.int8)
+    for stones, col in enumerate(moves):
+        row = rows - 1 - int(np.count_nonzero(board[:, col]))
+        board[row, col] = 1 + stones % 2
+    return board
+
+
+@pytest.mark.parametrize("stones", [14, 19, 25])
+def test_a_drawn_board_scores_as_its_moves(solver_6x7, stones):
+    rng = random.Random(stones)
+    for _ in range(3):
+        moves = random_moves_6x7(rng, stones)
+        for outcome_only in (False, True):
+            np.testing.assert_array_equal(
+                solver_6x7.move_scores_on_board(drawn_board(moves), outcome_only=outcome_only),
+                solver_6x7.move_scores(moves, outcome_only=outcome_only))
+
+
+def test_the_game_draws_its_boards_as_the_solver_reads_them(solver_6x7):
+    from games import make_game
+    game = make_game("connect4", rows=6, cols=7, forbidden=None)
+    moves = random_moves_6x7(random.Random(5), 20)
+    state = game.new_state()
+    for col in moves:
+        game.play(state, col)
+    np.testing.assert_array_equal(game.board(state), drawn_board(moves))
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda b: b[:5], "not 6 x 7"),
+    (lambda b: _set(b, (0, 0), 1), "gap under a stone"),
+    (lambda b: _set(b, (5, 6), 3), "value other than"),
+    (lambda b: _set(b, (5, 6), 1), "no game alternating"),
+    (lambda b: drawn_board([0, 1, 0, 1, 0, 1, 0]), "four in a row")])
+def test_bad_drawn_boards_raise(solver_6x7, change, words):
+    board = drawn_board([3, 3, 2])
+    with pytest.raises(ValueError, match=words):
+        solver_6x7.move_scores_on_board(change(board))
+
+
+def _set(board, cell, value):
+    board = board.copy()
+    board[cell] = value
+    return board

@@ -1,11 +1,12 @@
 """Connect6's forced cells (games/connect6.py forced_cells) against brute force through the
-game's own moves, and the agent that follows them (alphazero.players.forced_action)."""
+game's own moves, and the agent that follows them (alphazero.move_rules.ForcedCells)."""
 import random
 from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
 
+from alphazero.move_rules import ForcedCells
 from alphazero.players import AlphaZeroPlayer
 from alphazero.serve.agent import Agent
 from games import ONGOING, make_game
@@ -183,7 +184,7 @@ def test_the_agent_blocks_where_its_search_would_not():
     game = make_game("connect6", size=10)
     # Black's opening stone and pair far away; White's C5-F5 in row 5: Black must block.
     state = game.play_moves(game.new_state(), ["A10", "C5", "D5", "A1", "A2", "E5", "F5"])
-    player = AlphaZeroPlayer(game, uniform_network, simulations=4, forced_moves=True)
+    player = AlphaZeroPlayer(game, uniform_network, simulations=4, move_rule=ForcedCells(game))
     forced = game.forced_cells(state)
     assert forced is not None
     action = int(player.best_actions(state[None])[0])

@@ -4,8 +4,9 @@ A network player (alphazero.players.checkpoint_player: the checkpoint's weights 
 discount it was trained with) is searched with a fresh BatchedSearch of one tree per
 request, so the page can read the root's visit shares, its value and the principal
 variation; where the player solves the endgame exactly (alphazero.endgame), the thought is
-the solver's move and outcome, and where the rules force a cell the search did not choose
-(alphazero.players.forced_action), that cell is the move and the whole line. Without a
+the solver's move and outcome, and where the player's move rule (alphazero.move_rules)
+rules out the search's move, the allowed move it plays is the move and the whole line, and
+an exact value the rule proves is the value. Without a
 network the agent is pure MCTS (random rollouts; the yardstick of `evaluate`), whose line
 is its one chosen move. Each request says how many simulations.
 """
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from alphazero.mcts import BatchedSearch
-from alphazero.players import AlphaZeroPlayer, forced_action
+from alphazero.move_rules import ruled_action
+from alphazero.players import AlphaZeroPlayer
 from alphazero.pure_mcts import PureMCTS
 
 
@@ -51,10 +53,14 @@ class Agent:
         search.run(self.player.inference)
         line = search.principal_variation(0)  # starts with the most visited move
         visits = search.visit_counts()[0][:self.game.num_actions]
-        if self.player.forced_moves:
-            action = forced_action(self.game, state, visits, search.root_priors()[0], line[0])
+        value = float(search.root_values()[0])
+        if self.player.move_rule is not None:
+            allowed, exact = self.player.move_rule.allowed(state)
+            action = ruled_action(allowed, visits, search.root_priors()[0][:self.game.num_actions],
+                                  line[0])
             line = line if action == line[0] else [action]
-        return Thought(line[0], float(search.root_values()[0]), visits, line)
+            value = value if exact is None else exact
+        return Thought(line[0], value, visits, line)
 
     def _exact_thought(self, state, endgame) -> Thought:
         """The solver's move: all of the root's weight on it, its exact outcome as the value."""

@@ -1,0 +1,92 @@
+"""The agent's move rules (alphazero.move_rules) on classic Connect-4: where the solver proves
+every column's outcome within its node budget, the agent plays a column with the best one and
+reports that outcome as its value, in matches and on the browser board; elsewhere its search
+alone plays. Connect6's forced cells are tested in tests/test_connect6_forced.py."""
+import random
+
+import numpy as np
+import pytest
+
+from alphazero.config import ConfigError, build_game, validate
+from alphazero.move_rules import ProvenOutcomes, ruled_action
+from alphazero.players import AlphaZeroPlayer, make_player
+from alphazero.serve.agent import Agent
+from games import make_game
+from games.connect4_solver import Connect4Solver
+from tests.test_connect4_solver import random_moves_6x7
+from tests.test_evaluate import uniform_network
+from tests.test_play import compose_config
+
+
+def positions_where_the_outcome_depends_on_the_move(game, count, stones, seed=0):
+    """(state, each column's exact outcome) after `stones` random moves, where some column
+    keeps a better outcome than another, judged by a solver of its own."""
+    judge, rng, found = Connect4Solver(6, 7, table_bits=20), random.Random(seed), []
+    while len(found) < count:
+        moves = random_moves_6x7(rng, stones)
+        outcomes = judge.move_scores(moves, outcome_only=True)
+        state = game.new_state()
+        for col in moves:
+            game.play(state, col)
+        legal = outcomes[game.legal_mask(state)]
+        if legal.min() != legal.max():
+            found.append((state, outcomes))
+    return found
+
+
+@pytest.fixture(scope="module")
+def classic():
+    return make_game("connect4", rows=6, cols=7, forbidden=None)
+
+
+def test_proven_positions_get_a_column_with_the_best_outcome_and_that_value(classic):
+    positions = positions_where_the_outcome_depends_on_the_move(classic, 12, 16)
+    player = AlphaZeroPlayer(classic, uniform_network, simulations=8,
+                             move_rule=ProvenOutcomes(classic, 1_000_000))
+    actions = player.best_actions(np.stack([state for state, _ in positions]))
+    for action, value, (state, outcomes) in zip(actions, player.last_values, positions):
+        best = outcomes[classic.legal_mask(state)].max()
+        assert outcomes[action] == best and value == best
+
+
+def test_without_the_rule_the_same_search_misses_some_of_them(classic):
+    """The control: a uniform network with 8 simulations does not find them by itself."""
+    positions = positions_where_the_outcome_depends_on_the_move(classic, 12, 16)
+    player = AlphaZeroPlayer(classic, uniform_network, simulations=8)
+    actions = player.best_actions(np.stack([state for state, _ in positions]))
+    assert any(outcomes[action] < outcomes[classic.legal_mask(state)].max()
+               for action, (state, outcomes) in zip(actions, positions))
+
+
+def test_past_its_node_budget_the_rule_leaves_the_search_its_move(classic):
+    state = classic.new_state()
+    classic.play(state, 3)
+    assert ProvenOutcomes(classic, 1_000).allowed(state) == (None, None)
+    assert ruled_action(None, np.ones(7), np.ones(7), chosen=5) == 5
+
+
+def test_the_browser_board_shows_the_proven_column_and_outcome(classic):
+    (state, outcomes), = positions_where_the_outcome_depends_on_the_move(classic, 1, 18, seed=3)
+    player = AlphaZeroPlayer(classic, uniform_network, simulations=8,
+                             move_rule=ProvenOutcomes(classic, 1_000_000))
+    thought = Agent(classic, player, "test").think(state, 8)
+    best = outcomes[classic.legal_mask(state)].max()
+    assert outcomes[thought.action] == best and thought.value == best
+    assert thought.line[0] == thought.action
+
+
+def test_classic_players_prove_outcomes_as_configured_and_other_boards_refuse_it():
+    cfg = compose_config("play", "game=connect4_classic", "device=cpu")
+    rule = make_player(build_game(cfg), cfg, "az").move_rule
+    assert isinstance(rule, ProvenOutcomes) and rule.node_limit == cfg.game.solver_nodes > 0
+    off = compose_config("play", "game=connect4_classic", "device=cpu", "game.solver_nodes=0")
+    assert make_player(build_game(off), off, "az").move_rule is None
+    for overrides in (["game=connect4_classic", "game.solver_nodes=-1"],
+                      ["game=connect4_classic", "game.solver_nodes=100000000"],
+                      ["game=connect4_classic", "game.solver_nodes=1.5"],
+                      ["game=connect4_classic", "game.params.rows=9"],  # 10 x 7 bits: too many
+                      ["game=connect4_classic", "game.params.forbidden=[0,0]"],
+                      ["game=connect4", "+game.solver_nodes=1000"],
+                      ["game=othello", "+game.solver_nodes=1000"]):
+        with pytest.raises(ConfigError, match=r"game\.solver_nodes"):
+            validate(compose_config("play", *overrides))
