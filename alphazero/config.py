@@ -38,6 +38,9 @@ _NULL_OR_BOUNDS = [("eval.simulations", 2), ("train.max_games", 1), ("train.max_
 
 MOST_SOLVER_EMPTIES = 18  # a move from 18 empty Othello cells takes seconds
 MOST_SOLVER_NODES = 10_000_000  # Connect-4: seconds a move where the solver gives up
+# The keys of cfg.game that give the agent exact help (validate_play_rules), each with the
+# value that turns it off.
+PLAY_RULES_OFF = {"endgame_solver_empties": 0, "forced_moves": False, "solver_nodes": 0}
 
 
 def validate(cfg: DictConfig) -> None:

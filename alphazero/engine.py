@@ -21,6 +21,7 @@ from a generator seeded with `seed`, so a session is reproducible.
 """
 from __future__ import annotations
 
+import copy
 import re
 import sys
 from importlib import metadata
@@ -28,13 +29,13 @@ from typing import TextIO
 
 import hydra
 import numpy as np
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 
 from alphazero.choices import check_group_choices
 from alphazero.config import build_game, validate
 from alphazero.paths import CONF_DIR
 from alphazero.play import make_agent, run_or_exit, text_input
-from alphazero.presets import load_presets, playing_budget
+from alphazero.presets import load_presets, play_rules, playing_budget
 from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.cli import parse_overrides
@@ -146,12 +147,19 @@ class GtpEngine:
 
     # --- the game and the board -------------------------------------------------------
     def switch_game(self, game) -> None:
-        """Play `game` from now on, with a player built for it; unchanged if that fails."""
+        """Play `game` from now on, with a player built for it; unchanged if that fails. A
+        game set after the first plays with the exact help its own config gives the agent
+        (Othello's endgame solver, Connect6's forced cells, classic Connect-4's proven
+        outcomes), none where no config covers its boards."""
         cfg = self.cfg
-        if self.follows_budget and hasattr(self, "game"):
+        if hasattr(self, "game"):
             self.presets = self.presets or load_presets()
-            budget = playing_budget(game, self.presets) or self.cfg.game.play_simulations
-            cfg = OmegaConf.merge(self.cfg, {"mcts": {"simulations": budget}})
+            cfg = copy.deepcopy(cfg)
+            with open_dict(cfg):  # a game's config names only the rules it uses
+                cfg.game.update(play_rules(game, self.presets))
+            if self.follows_budget:
+                budget = playing_budget(game, self.presets) or self.cfg.game.play_simulations
+                cfg = OmegaConf.merge(cfg, {"mcts": {"simulations": budget}})
         player = make_agent(game, cfg)
         self.game, self.player = game, player
         self.clear_board([])

@@ -10,6 +10,7 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import DictConfig, OmegaConf
 
+from alphazero.config import PLAY_RULES_OFF
 from alphazero.paths import CONF_DIR
 from games import game_names
 
@@ -44,9 +45,23 @@ def load_presets() -> dict[str, Preset]:
     return presets
 
 
-def playing_budget(game, presets: dict[str, Preset]) -> int | None:
-    """The playing budget of the config whose boards include this game's (one for exactly
-    these parameters first), or None when no config covers them."""
+def fitting_preset(game, presets: dict[str, Preset]) -> Preset | None:
+    """The config whose boards include this game's (one for exactly these parameters first),
+    or None when no config covers them."""
     fitting = [(preset.params != game.params(), preset.key) for preset in presets.values()
                if preset.game_name == game.name and game.played_by(preset.params)]
-    return presets[min(fitting)[1]].simulations if fitting else None
+    return presets[min(fitting)[1]] if fitting else None
+
+
+def playing_budget(game, presets: dict[str, Preset]) -> int | None:
+    """The playing budget of the config that covers this game's boards, or None."""
+    preset = fitting_preset(game, presets)
+    return preset.simulations if preset else None
+
+
+def play_rules(game, presets: dict[str, Preset]) -> dict:
+    """The agent's exact help (PLAY_RULES_OFF's keys) as the config covering this game's
+    boards sets it; all off where no config covers them."""
+    preset = fitting_preset(game, presets)
+    return {key: preset.cfg.game.get(key, off) if preset else off
+            for key, off in PLAY_RULES_OFF.items()}

@@ -130,6 +130,21 @@ def test_an_unknown_group_choice_is_one_sentence_and_exit_2():
                              + ".\n")
 
 
+def test_set_game_takes_the_new_games_rules_for_its_agent():
+    """Each game's own exact help, never the first game's: a Connect6 rule on an Othello
+    board, or a classic Connect-4 solver on a course board, cannot play them."""
+    engine = make_engine("game=connect6", "mcts.simulations=4", "device=cpu")
+    assert engine.player.move_rule.name == "forced_cells" and engine.player.endgame is None
+    ok(engine, "set_game othello")
+    assert engine.player.move_rule is None and engine.player.endgame.empties == 14
+    ok(engine, "set_game connect4 rows=6 cols=7 forbidden=null")
+    assert engine.player.move_rule.name == "proven_outcomes" and engine.player.endgame is None
+    assert int(ok(engine, "genmove b")) in range(1, 8)
+    ok(engine, "set_game rows=9 cols=10 forbidden=[4,4]")  # the course network, no solver
+    assert engine.player.move_rule is None
+    assert int(ok(engine, "genmove b")) in range(1, 11)
+
+
 def test_set_game_takes_the_new_games_playing_budget_unless_one_was_given():
     engine = make_engine("game=connect4_classic", "device=cpu")
     assert engine.player.simulations == 800

@@ -142,7 +142,7 @@ def test_ladder_command_writes_table_and_json(tmp_path):
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "run" / "ladder.json").read_text())
     assert report["opening_plies"] == 2 and report["precision"] == "float32"
-    assert report["endgame_solver_empties"] == 0 and report["move_rule"] is None
+    assert report["endgame_solver_empties"] == 0 and report["move_rule"] == "proven_outcomes"
     ladder = [row for row in report["rows"] if "level" in row]
     solved = [row for row in report["rows"] if "solver" in row]
     assert [row["level"] for row in ladder] == [2, 50]
