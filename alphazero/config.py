@@ -125,9 +125,9 @@ def validate_play_rules(game: DictConfig) -> None:
         raise ConfigError(f"game.solver_nodes must be a whole number from 0 to "
                           f"{MOST_SOLVER_NODES} (more takes seconds a move), not {nodes!r}.")
     if nodes and not _solver_plays(game):
-        raise ConfigError("game.solver_nodes needs Connect-4 on one fixed board without a "
-                          "forbidden cell, at most 63 bits as (rows + 1) * cols (e.g. "
-                          "game=connect4_classic).")
+        raise ConfigError(f"game.solver_nodes needs Connect-4 on one fixed board without a "
+                          f"forbidden cell, with (rows + 1) * cols at most {SOLVER_MAX_BITS} "
+                          f"(e.g. game=connect4_classic).")
 
 
 def _solver_plays(game: DictConfig) -> bool:

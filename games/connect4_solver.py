@@ -341,7 +341,8 @@ def _centre_first(cols):
 class Connect4Solver:
     """Exact scores of classic Connect-4 positions on a rows x cols board (no forbidden cell).
 
-    Positions are given as the list of 0-based columns played so far, first player first.
+    Positions are given as the list of 0-based columns played so far, first player first,
+    or (`move_scores_on_board`) as the board they lead to.
     Scores follow Pons' convention from the view of the side to move (see the module
     docstring): 0 draw, (cells + 2 - n) // 2 for a win by the n-th stone, negative for a loss.
     The transposition table (8 * 2**table_bits bytes) is kept across calls, so related
