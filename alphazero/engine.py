@@ -29,7 +29,7 @@ from typing import TextIO
 
 import hydra
 import numpy as np
-from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf import DictConfig, open_dict
 
 from alphazero.choices import check_group_choices
 from alphazero.config import build_game, validate
@@ -157,9 +157,9 @@ class GtpEngine:
             cfg = copy.deepcopy(cfg)
             with open_dict(cfg):  # a game's config names only the rules it uses
                 cfg.game.update(play_rules(game, self.presets))
-            if self.follows_budget:
-                budget = playing_budget(game, self.presets) or self.cfg.game.play_simulations
-                cfg = OmegaConf.merge(cfg, {"mcts": {"simulations": budget}})
+                if self.follows_budget:
+                    cfg.mcts.simulations = (playing_budget(game, self.presets)
+                                            or self.cfg.game.play_simulations)
         player = make_agent(game, cfg)
         self.game, self.player = game, player
         self.clear_board([])

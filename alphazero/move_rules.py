@@ -60,6 +60,13 @@ def ruled_action(allowed: np.ndarray | None, visits, priors, chosen: int) -> int
     return int(np.argmax(np.where(allowed, visits + 1e-3 * priors, -1.0)))
 
 
+def ruled_move(rule, state, visits, priors, chosen: int, value: float) -> tuple[int, float]:
+    """The move and value the agent gives after a search that chose `chosen` with root value
+    `value`: the rule's allowed move (`ruled_action`) and its exact value where it has one."""
+    allowed, exact = rule.allowed(state)
+    return ruled_action(allowed, visits, priors, chosen), value if exact is None else exact
+
+
 def move_rule(game, game_cfg):
     """The rule `game_cfg` asks for (validated by alphazero.config.validate_play_rules), or
     None."""

@@ -17,7 +17,7 @@ from alphazero import checkpoint
 from alphazero.config import search_config as configured_search
 from alphazero.endgame import ExactEndgame, exact_endgame
 from alphazero.mcts import BatchedSearch, SearchConfig
-from alphazero.move_rules import move_rule as configured_move_rule, ruled_action
+from alphazero.move_rules import move_rule as configured_move_rule, ruled_move
 from alphazero.network import Inference, build_model, select_device
 from alphazero.paths import PRETRAINED_DIR
 from alphazero.pure_mcts import PureMCTS
@@ -65,10 +65,9 @@ class AlphaZeroPlayer:
         if self.move_rule is not None:
             priors = search.root_priors()
             for b in np.flatnonzero(search.active):
-                allowed, value = self.move_rule.allowed(states[b])
-                actions[b] = ruled_action(allowed, visits[b], priors[b], actions[b])
-                if value is not None:
-                    self.last_values[b] = value
+                actions[b], self.last_values[b] = ruled_move(
+                    self.move_rule, states[b], visits[b], priors[b], actions[b],
+                    self.last_values[b])
         for b in np.flatnonzero(solved):
             actions[b], self.last_values[b] = self.endgame.best_move(states[b])
         return actions

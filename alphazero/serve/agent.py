@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from alphazero.mcts import BatchedSearch
-from alphazero.move_rules import ruled_action
+from alphazero.move_rules import ruled_move
 from alphazero.players import AlphaZeroPlayer
 from alphazero.pure_mcts import PureMCTS
 
@@ -55,11 +55,9 @@ class Agent:
         visits = search.visit_counts()[0][:self.game.num_actions]
         value = float(search.root_values()[0])
         if self.player.move_rule is not None:
-            allowed, exact = self.player.move_rule.allowed(state)
-            action = ruled_action(allowed, visits, search.root_priors()[0][:self.game.num_actions],
-                                  line[0])
+            priors = search.root_priors()[0][:self.game.num_actions]
+            action, value = ruled_move(self.player.move_rule, state, visits, priors, line[0], value)
             line = line if action == line[0] else [action]
-            value = value if exact is None else exact
         return Thought(line[0], value, visits, line)
 
     def _exact_thought(self, state, endgame) -> Thought:
