@@ -179,7 +179,7 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     seconds = float(options.get("seconds", 10.0))
     config = _selfplay_config(options)
     model = build_model("cnn", game).to(_device())
-    inference = Inference(model, _device(), "auto")
+    inference = Inference(model, _device(), "float32")
     counts = {"positions": 0, "network_s": 0.0, "simulations": 0}
 
     def counting(planes, legal):
@@ -249,7 +249,7 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
     torch.set_num_threads(1)  # as the service runs the network (on a CPU)
     config = _selfplay_config(options)
     model = build_model("cnn", game).to(_device())
-    precision = Inference(model, _device(), "auto").precision
+    precision = "float32"
     spec = WorkerSpec(game_name=game.name, game_params=game.params(), model_kind="cnn",
                       model_sizes={}, device=_device().type, precision=precision,
                       selfplay=config, search=SearchConfig(), seed=0)

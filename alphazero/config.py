@@ -7,7 +7,7 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.mcts import SearchConfig
-from alphazero.network import resolve_precision, select_device
+from alphazero.network import check_precision, select_device
 from alphazero.selfplay import SelfPlayConfig
 from alphazero.trainer import OPTIMIZERS
 from games import Game, make_game
@@ -82,7 +82,7 @@ def validate(cfg: DictConfig) -> None:
     if cfg.train.optimizer not in OPTIMIZERS:
         raise ConfigError(f"train.optimizer must be one of {', '.join(OPTIMIZERS)}, not "
                           f"{cfg.train.optimizer!r}.")
-    resolve_precision(cfg.selfplay.precision, select_device(cfg.device))
+    check_precision(cfg.selfplay.precision, select_device(cfg.device))
     for key in ("eval.opening_plies", "selfplay.opening_plies"):
         value = OmegaConf.select(cfg, key)
         if not _is_count(value):

@@ -25,7 +25,7 @@ from alphazero.onnx_runtime import OnnxRuntimeNetwork
 from alphazero.threads import flush_denormals
 
 ILLEGAL_LOGIT = -1e9
-PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+PRECISIONS = ("float32", "bfloat16", "float16")
 RUNTIMES = ("auto", "torch", "onnxruntime")
 _AUTOCAST_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -155,26 +155,11 @@ def select_device(name: str) -> torch.device:
     raise ValueError(f"unknown device '{name}'; choose auto, cpu or cuda.")
 
 
-def default_precision(device: torch.device) -> str:
-    """float32 on CUDA: there float16 and bfloat16 ran these small nets about half as fast
-    (H200, batch 256: 389k positions/s in float32, 197k in float16; most likely autocast's
-    per-call casts add kernel launches to a launch-bound net). bfloat16 on a
-    CPU with native AVX512-BF16 (there it ran these nets 2.5-3x faster than float32 at
-    batch 64-256, a little slower at batch 1), else float32 (emulated bfloat16 is slower)."""
-    if device.type == "cuda":
-        return "float32"
-    native_bf16 = getattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)()
-    return "bfloat16" if native_bf16 else "float32"
-
-
-def resolve_precision(precision: str, device: torch.device) -> str:
+def check_precision(precision: str, device: torch.device) -> None:
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision '{precision}'; choose one of: {', '.join(PRECISIONS)}.")
-    if precision == "auto":
-        return default_precision(device)
     if precision == "float16" and device.type != "cuda":
         raise ValueError("float16 inference needs a CUDA device; use bfloat16 or float32 on the CPU.")
-    return precision
 
 
 def resolve_runtime(runtime: str, device: torch.device, precision: str) -> str:
@@ -202,10 +187,11 @@ class Inference:
     the model's parameters in place, so weights loaded or trained later are what they use.
     """
 
-    def __init__(self, model: nn.Module, device: torch.device, precision: str = "auto",
+    def __init__(self, model: nn.Module, device: torch.device, precision: str = "float32",
                  runtime: str = "auto"):
         self.device = torch.device(device)
-        self.precision = resolve_precision(precision, self.device)
+        check_precision(precision, self.device)
+        self.precision = precision
         self.runtime = resolve_runtime(runtime, self.device, self.precision)
         # channels_last is the layout oneDNN and cuDNN convolve fastest (about +30% on CPU).
         self.model = model.to(self.device, memory_format=torch.channels_last).eval()
@@ -324,7 +310,7 @@ def median_call_seconds(call, seconds: float, warmup: int = 3) -> float:
     return statistics.median(timings)
 
 
-def measure_inference(model: nn.Module, spec, batch: int, precision: str = "auto",
+def measure_inference(model: nn.Module, spec, batch: int, precision: str = "float32",
                       seconds: float = 1.0, runtime: str = "auto") -> float:
     """Positions per second that Inference evaluates on the model's device, on random
     0/1 planes with every action legal."""

@@ -109,7 +109,7 @@ def shipped_boards(game_name: str) -> str:
     return "; ".join(boards) if boards else "none is shipped"
 
 
-def load_network(saved: dict, game, device: str = "auto", precision: str = "auto") -> Inference:
+def load_network(saved: dict, game, device: str = "auto", precision: str = "float32") -> Inference:
     """A loaded checkpoint's network, ready for search."""
     model = build_model(saved["model_kind"], game, **saved["model_sizes"])
     model.load_state_dict(saved["model"])
