@@ -7,8 +7,8 @@ the search's own choice stands) and the exact value of the position for the side
 (`ruled_action`), so its search still picks among moves the rule cannot tell apart.
 
   ForcedCells      Connect6 (`game.forced_moves`): a six this turn, a block of the opponent's
-                   six next turn, a six next turn that cannot be blocked (games/connect6.py
-                   forced_cells).
+                   six next turn, a six next turn that cannot be blocked, a win by double
+                   threats a few turns ahead (games/connect6_threats.py).
   ProvenOutcomes   classic Connect-4 (`game.solver_nodes`): where games.connect4_solver proves
                    every column's outcome (win, draw, loss) within a node budget, the columns
                    with the best one. A won position then stays won and a drawn one never
@@ -28,6 +28,7 @@ class ForcedCells:
 
     def __init__(self, game):
         self.game = game
+        game.compile_forced_cells()
 
     def allowed(self, state) -> tuple[np.ndarray | None, float | None]:
         return self.game.forced_cells(state), None

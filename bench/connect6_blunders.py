@@ -1,6 +1,7 @@
 """How often a Connect6 network loses by ignoring a forced cell: a six it could make this
-turn, or a block of the six the opponent could make next turn (games/connect6.py
-forced_cells); and, in its drawn games, which side did the threatening.
+turn, a block of the six the opponent could make next turn, or a win by threats
+(games/connect6_threats.py); in its drawn games, which side did the threatening; and how
+long the forced cells take to find.
 
     python bench/connect6_blunders.py [checkpoint=PATH] [level=11000] [games=80]
                                       [game.forced_moves=false] [seed=0]
@@ -9,13 +10,15 @@ Plays evaluate's match (the same openings, seeds and players as `python -m
 alphazero.evaluate game=connect6 'eval.levels=[LEVEL]' eval.games=GAMES
 eval.opening_plies=2`) and counts, for the network's games won, drawn and lost, those in
 which one of its stones was not on a forced cell. With forced moves on (the default) the
-count is 0 by construction; `game.forced_moves=false` measures the search alone. Prints one
-JSON line.
+count is 0 by construction; `game.forced_moves=false` measures the search alone.
+`forced_cells_ms` is the time forced_cells took per position of the network's (mean and
+slowest, compiling excluded). Prints one JSON line.
 """
 from __future__ import annotations
 
 import json
 import sys
+import time
 from collections import Counter
 
 from alphazero.config import build_game
@@ -34,11 +37,16 @@ def main(args: list[str]) -> dict:
     use_search_threads(cfg.threads)
     game = build_game(cfg)
     player = make_player(game, cfg, "az", cfg.get("checkpoint"), seed=cfg.seed)
-    ignored, boards, blocking = set(), {}, Counter()
+    ignored, boards, blocking, seconds = set(), {}, Counter(), []
+    game.compile_forced_cells()
 
     def watch(index, state, action, by_player):
         boards[index] = state  # the match's own row, played on in place: final at the end
-        forced = game.forced_cells(state) if by_player else None
+        forced = None
+        if by_player:
+            start = time.perf_counter()
+            forced = game.forced_cells(state)
+            seconds.append(time.perf_counter() - start)
         if forced is not None and not forced[action]:
             ignored.add(index)
         other = 2 - game.to_move(state)  # the side not to move, 1 Black / 2 White
@@ -59,7 +67,10 @@ def main(args: list[str]) -> dict:
             "ignored_a_forced_cell": {k: outcomes[k] for k in ("won", "drawn", "lost")},
             "drawn_games_stones_under_threat": {
                 who: sum(blocking[index, mine] for index in drawn)
-                for who, mine in (("network", True), ("opponent", False))}}
+                for who, mine in (("network", True), ("opponent", False))},
+            "forced_cells_ms": {"positions": len(seconds),
+                                "mean": round(1000 * sum(seconds) / len(seconds), 2),
+                                "max": round(1000 * max(seconds), 1)}}
 
 if __name__ == "__main__":
     print(json.dumps(main(sys.argv[1:])))

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from games.base import DRAW, ONGOING, Game, check_param_names, int_param
-from games.connect6_threats import cell_windows, forced_cells, six_windows
+from games.connect6_threats import cell_windows, compile_threat_search, forced_cells, six_windows
 from games.rng import rand_below
 from games.stone_board import (COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard, add_to_lines,
                                board_symmetries, legal_cells, line_block, padded_cell,
@@ -229,7 +229,13 @@ class Connect6(StoneBoard, Game):
             return None
         left = 1 if state[OWN] != NONE or state[PLY] == 0 else 2  # stones left this turn
         board = self.stones(state).reshape(-1).copy()
-        return forced_cells(self.windows, self.windows_through, board, to_move(state) + 1, left)
+        first = NONE if state[OWN] == NONE else self.action_of(int(state[OWN]))
+        return forced_cells(self.windows, self.windows_through, board, to_move(state) + 1, left,
+                            first)
+
+    def compile_forced_cells(self) -> None:
+        """Compile forced_cells' threat search now rather than on the agent's first move."""
+        compile_threat_search(self.windows, self.windows_through)
 
     def turn_line(self, state: np.ndarray) -> str:
         ply_now = int(state[PLY])

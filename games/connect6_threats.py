@@ -9,10 +9,23 @@ stones and none the opponent's: its two stones of the next turn fill it. In that
    turn still reach every threatened window. None where one stone anywhere later still does,
    or where nothing does (the game is lost against best play).
 3. A six next turn: where the opponent threatens nothing (so it cannot win first), the stones
-   this turn that leave more threats than two opponent stones can reach (in Numba: it is
-   tried for every pair of cells on every move the agent makes).
+   this turn that leave more threats than two opponent stones can reach.
+4. A win by double threats: where rule 3 finds nothing, the stones this turn that leave
+   threats only both opponent stones can block, such that every such block leaves the
+   opponent no threat of its own and the mover a win by rule 3 or 4 again, within
+   THREAT_TURNS of the mover's turns (the quickest win first): a small threat-space search,
+   which finds wins the network's search misses against a defender that answers threats.
 
 Otherwise nothing is forced (None).
+
+Rules 3 and 4 run in Numba over counts of each window's stones, on every move the agent
+makes: about 2 ms a position on average on 10x10, at most four budgets of PLACEMENT_BUDGET
+pairs (about 0.15 s; `docs/results.md`). They try pairs of stones on the cells of windows
+that two stones fill to four; a win needing a stone elsewhere (one that takes a cell the
+opponent's counter-threat would need) is not found, so they may force nothing where a win
+exists, but every cell they name wins. For the turn's second stone they search the same
+pairs on the board without the first stone, keeping those that hold it: the win that named
+the first stone's cell is found again, whatever the budget.
 """
 from __future__ import annotations
 
@@ -23,6 +36,8 @@ from games.stone_board import EMPTY
 
 ROW = 6  # a window's length
 THREAT = 4  # stones in a window that two more fill
+THREAT_TURNS = 4  # rule 4 looks this many of the mover's turns ahead (rule 3 alone: 1)
+PLACEMENT_BUDGET = 50_000  # pairs rules 3 and 4 try per call at most (about 40 ms)
 
 
 def six_windows(size: int) -> np.ndarray:
@@ -67,9 +82,10 @@ def blockable(threats: list[set], stones: int) -> bool:
 
 
 def forced_cells(windows: np.ndarray, through: np.ndarray, board: np.ndarray, mover: int,
-                 left: int) -> np.ndarray | None:
-    """bool[cells] (see the module docstring), or None; `left` stones this turn; `through`
-    is cell_windows(windows)."""
+                 left: int, first: int = -1) -> np.ndarray | None:
+    """bool[cells] (see the module docstring), or None; `left` stones this turn, `first` the
+    cell of the turn's first stone when one is down (else -1); `through` is
+    cell_windows(windows)."""
     lines = board[windows]
     own, other = (lines == mover).sum(axis=1), (lines == 3 - mover).sum(axis=1)
     forced = np.zeros(board.size, dtype=np.bool_)
@@ -86,11 +102,21 @@ def forced_cells(windows: np.ndarray, through: np.ndarray, board: np.ndarray, mo
         return forced
     if not blockable(threatened(windows, board, mover), 2):
         return None  # already more threats than the opponent can block: every stone wins
-    forced = _unblockable_cells(windows, through, board.astype(np.int64), mover, left)
-    return forced if forced.any() else None
+    if left == 1 and first < 0:
+        return None  # the opening stone: nothing to build on
+    if first >= 0:  # the second stone: the pairs the first stone's search tried, with it
+        board = board.copy()
+        board[first] = EMPTY
+    for turns in range(1, THREAT_TURNS + 1):  # the quickest win first
+        forced = winning_cells(windows, through, board, mover, turns, with_cell=first)
+        if forced.any():
+            if first >= 0:
+                forced[first] = False
+            return forced
+    return None
 
 
-# ------------------------------------------------------- rule 3 in Numba (window counts)
+# ------------------------------------------- rules 3 and 4 in Numba (window counts)
 
 
 @njit(cache=True)
@@ -118,40 +144,113 @@ def _reaches(windows, threats, a, b):
 
 
 @njit(cache=True)
-def _unblockable(windows, board, counts, side):
-    """Whether two stones cannot reach every window `side` threatens."""
-    threats = np.flatnonzero((counts[side] >= THREAT) & (counts[3 - side] == 0))
-    cells = np.unique(np.array([c for w in threats for c in windows[w] if board[c] == EMPTY]))
-    for i in range(cells.size):
-        for j in range(i, cells.size):  # j == i: one stone on cells[i], the other anywhere
-            if _reaches(windows, threats, cells[i], cells[j]):
-                return False
-    return threats.size > 0
+def _threat_windows(counts, side):
+    return np.flatnonzero((counts[side] >= THREAT) & (counts[3 - side] == 0))
 
 
 @njit(cache=True)
-def _unblockable_cells(windows, through, board, side, stones):
-    """bool[cells]: every cell of every placement of `stones` (1 or 2) stones of `side` after
-    which two opponent stones cannot reach all of its threats."""
+def _threat_cells(windows, board, threats):
+    """The empty cells of the windows `threats`."""
+    cells = np.zeros(board.size, dtype=np.bool_)
+    for w in threats:
+        for cell in windows[w]:
+            cells[cell] = board[cell] == EMPTY
+    return np.flatnonzero(cells)
+
+
+@njit(cache=True)
+def _stones_to_block(windows, board, counts, side):
+    """How many opponent stones it takes to reach every window `side` threatens: 0, 1, 2, or
+    3 for more than two."""
+    threats = _threat_windows(counts, side)
+    if threats.size == 0:
+        return 0
+    cells = _threat_cells(windows, board, threats)
+    for i in range(cells.size):
+        if _reaches(windows, threats, cells[i], -1):
+            return 1
+    for i in range(cells.size):
+        for j in range(i + 1, cells.size):
+            if _reaches(windows, threats, cells[i], cells[j]):
+                return 2
+    return 3
+
+
+@njit  # not cached: Numba's cache crashes recursive functions (numba issue 6061)
+def _winning_cells(windows, through, board, counts, side, turns, with_cell, budget, out):
+    """Whether some pair of stones of `side`, whose opponent threatens nothing, wins within
+    `turns` turns of `side` whatever the opponent does: it leaves more threats than two
+    stones can block (rule 3), or, with turns to spare, threats that take both opponent
+    stones to block, where every such block leaves the opponent no threat of its own and
+    `side` a win again (rule 4). Pairs are tried on the cells of windows that two stones
+    fill to four, in one order; with `with_cell` >= 0 only the pairs that hold that cell.
+    With `out` non-empty, marks every cell of every winning pair there; else returns at the
+    first. budget[0] counts the pairs left to try; once spent, nothing more is proven (a
+    win found stays proven)."""
+    opponent = 3 - side
+    growing = np.zeros(board.size, dtype=np.bool_)
+    for w in range(windows.shape[0]):
+        if counts[side, w] >= THREAT - 2 and counts[opponent, w] == 0:
+            for cell in windows[w]:
+                growing[cell] = board[cell] == EMPTY
+    if with_cell >= 0:
+        growing[with_cell] = True
+    cells = np.flatnonzero(growing)
+    no_cells = np.zeros(0, dtype=np.bool_)
+    found = False
+    for i in range(cells.size):
+        for j in range(i + 1, cells.size):
+            if with_cell >= 0 and cells[i] != with_cell and cells[j] != with_cell:
+                continue
+            if budget[0] <= 0:
+                return found
+            budget[0] -= 1
+            _place(board, counts, through, cells[i], side, 1)
+            _place(board, counts, through, cells[j], side, 1)
+            blockers = _stones_to_block(windows, board, counts, side)
+            won = blockers == 3
+            if blockers == 2 and turns > 1:  # rule 4: every two-stone block must lose
+                threats = _threat_windows(counts, side)
+                targets = _threat_cells(windows, board, threats)
+                won = True
+                for a in range(targets.size):
+                    for b in range(a + 1, targets.size):
+                        if not won or not _reaches(windows, threats, targets[a], targets[b]):
+                            continue
+                        _place(board, counts, through, targets[a], opponent, 1)
+                        _place(board, counts, through, targets[b], opponent, 1)
+                        won = _threat_windows(counts, opponent).size == 0 and _winning_cells(
+                            windows, through, board, counts, side, turns - 1, -1, budget,
+                            no_cells)
+                        _place(board, counts, through, targets[b], opponent, -1)
+                        _place(board, counts, through, targets[a], opponent, -1)
+            _place(board, counts, through, cells[j], side, -1)
+            _place(board, counts, through, cells[i], side, -1)
+            if won:
+                if out.size == 0:
+                    return True
+                found = out[cells[i]] = out[cells[j]] = True
+    return found
+
+
+def compile_threat_search(windows: np.ndarray, through: np.ndarray) -> None:
+    """Compile rules 3 and 4 (a few seconds, once a process: their recursion cannot be
+    cached)."""
+    winning_cells(windows, through, np.zeros(through.shape[0], dtype=np.int64), 1, 1)
+
+
+def winning_cells(windows: np.ndarray, through: np.ndarray, board: np.ndarray, side: int,
+                  turns: int, with_cell: int = -1, budget: int = PLACEMENT_BUDGET) -> np.ndarray:
+    """bool[cells]: every cell of every pair of stones of `side` (whose opponent threatens
+    nothing; `board` flat, EMPTY / 1 / 2) that wins by threats within `turns` turns of
+    `side`, only the pairs holding `with_cell` where it is >= 0 (_winning_cells), as far as
+    `budget` pairs prove."""
+    board = board.astype(np.int64)
     counts = np.zeros((3, windows.shape[0]), dtype=np.int64)
     for w in range(windows.shape[0]):
         for cell in windows[w]:
             counts[board[cell], w] += 1
-    growing = np.zeros(board.size, dtype=np.bool_)  # cells of windows these stones can fill to four
-    for w in range(windows.shape[0]):
-        if counts[side, w] >= THREAT - stones and counts[3 - side, w] == 0:
-            for cell in windows[w]:
-                growing[cell] = board[cell] == EMPTY
-    cells = np.flatnonzero(growing)
     out = np.zeros(board.size, dtype=np.bool_)
-    for i in range(cells.size):
-        _place(board, counts, through, cells[i], side, 1)
-        if stones == 1:
-            out[cells[i]] = _unblockable(windows, board, counts, side)
-        for j in range(i + 1, cells.size if stones == 2 else 0):
-            _place(board, counts, through, cells[j], side, 1)
-            if _unblockable(windows, board, counts, side):
-                out[cells[i]] = out[cells[j]] = True
-            _place(board, counts, through, cells[j], side, -1)
-        _place(board, counts, through, cells[i], side, -1)
+    _winning_cells(windows, through, board, counts, side, turns, with_cell, np.array([budget]),
+                   out)
     return out

@@ -144,10 +144,13 @@ class StoneBoard:
         self.stones(out)[:] = moved.reshape(self.rows, self.cols)
         return out
 
+    def action_of(self, cell: int) -> int:
+        """The action (row * cols + col) that places a stone on padded `cell`."""
+        return (cell // (self.cols + 1) - 1) * self.cols + cell % (self.cols + 1)
+
     def moved_cell(self, cell: int, g: int) -> int:
         """Padded `cell` moved by symmetry g."""
-        action = (cell // (self.cols + 1) - 1) * self.cols + cell % (self.cols + 1)
-        return padded_cell(self.cols, self.cells[g, action])
+        return padded_cell(self.cols, self.cells[g, self.action_of(cell)])
 
     def format_move(self, state: np.ndarray, action: int) -> str:
         row, col = divmod(int(action), self.cols)

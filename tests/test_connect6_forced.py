@@ -10,6 +10,7 @@ from alphazero.move_rules import ForcedCells
 from alphazero.players import AlphaZeroPlayer
 from alphazero.serve.agent import Agent
 from games import ONGOING, make_game
+from games import connect6_threats
 from tests.test_connect6 import Reference, game_order
 from tests.test_evaluate import uniform_network
 
@@ -140,7 +141,8 @@ def expected_forced_cells(game, state):
 
 def test_forced_cells_are_the_winning_saving_or_unstoppable_ones():
     """Random positions of two kinds: sixes and blocks are common in the first, a six next
-    turn that cannot be blocked in the second (8x8)."""
+    turn that cannot be blocked in the second (8x8). Where rules 1-3 force nothing ("free"),
+    rule 4 finds no win by double threats in them either (it is tested below)."""
     rng = random.Random(5)
     kinds = dict.fromkeys(("six", "block", "six next turn", "free"), 0)
     for position in [planted_position] * 50 + [structured_position] * 30:
@@ -195,3 +197,143 @@ def test_the_agent_blocks_where_its_search_would_not():
     action = int(player.best_actions(state[None])[0])
     state = game.play_moves(state, [game.format_move(state, action)])
     assert not can_win_next_turn(game, state, 2)
+
+
+# ------------------------------------------- rule 4: a win by double threats
+
+
+def threat_reach(board, side, size):
+    """bool[windows side threatens, cells]: each such window's empty cells."""
+    windows = np.array(lines(size))
+    values = board[windows]
+    kept = ((values == side).sum(axis=1) >= 4) & ((values == 3 - side).sum(axis=1) == 0)
+    reach = np.zeros((int(kept.sum()), board.size), dtype=bool)
+    reach[np.repeat(np.arange(reach.shape[0]), 6), windows[kept].reshape(-1)] = \
+        (values[kept] == 0).reshape(-1)
+    return reach
+
+
+def wins_after(board, side, turns, size):
+    """Whether `side`, having just played, wins within `turns` more turns of its own whatever
+    the other side does: its threats take more than two stones to block, or exactly two
+    and every two-stone block (over every pair of empty cells) leaves the other side no
+    threat and `side` such a win again."""
+    reach = threat_reach(board, side, size)
+    if not len(reach) or reach.all(axis=0).any():
+        return False  # nothing to block, or one stone blocks it all and the other is free
+    empty = np.flatnonzero(board == 0)
+    missed = (~reach[:, empty]).astype(np.int64)  # [window, empty cell]: a stone there misses it
+    first, second = np.nonzero(np.triu(missed.T @ missed == 0, 1))
+    if not len(first):
+        return True
+    if turns == 1:
+        return False
+    for x, y in zip(empty[first], empty[second]):
+        blocked = board.copy()
+        blocked[[x, y]] = 3 - side
+        if len(threat_reach(blocked, 3 - side, size)) or \
+                not winning_placements(blocked, side, 2, turns - 1, size, first_only=True):
+            return False
+    return True
+
+
+def winning_placements(board, side, stones, turns, size, first_only=False):
+    """The cells of every placement of `stones` stones on any empty cells that wins
+    (wins_after); with first_only, those of the first found."""
+    cells = set()
+    for placement in combinations(np.flatnonzero(board == 0), stones):
+        after = board.copy()
+        after[list(placement)] = side
+        if wins_after(after, side, turns, size):
+            cells |= set(placement)
+            if first_only:
+                break
+    return cells
+
+
+def test_wins_by_double_threats_against_every_placement_and_block(monkeypatch):
+    """forced_cells two turns deep (rules 3 and 4, the quickest win first) against brute
+    force over every placement and every block (8x8 positions where the side to move holds
+    four or five lines of two or three stones, neither side threatening yet). The rule
+    tries only cells of windows two stones can fill to four, so it may name fewer cells of
+    a win (a stone that pre-empts the opponent's counter-threat, a free stone beside a
+    one-stone win) but finds a win wherever there is one, and names no cell that does not
+    win; after a stone on any cell it names, it names a cell for the turn's second stone
+    (or none, where that stone alone left threats two stones cannot block)."""
+    monkeypatch.setattr(connect6_threats, "THREAT_TURNS", 2)
+    rng = random.Random(7)
+    kinds = dict.fromkeys(("none", "next turn", "double threats"), 0)
+    while kinds["double threats"] < 3:
+        game, state = planted_position(rng, size=8, lines_planted=(4, 5), line_stones=(2, 3),
+                                       mover_plants=1.0)
+        if state is None:
+            continue
+        board = game.stones(state).reshape(-1).astype(np.int64)
+        me = game.to_move(state) + 1
+        if len(threat_reach(board, me, 8)) or len(threat_reach(board, 3 - me, 8)):
+            continue  # a six this turn or a block comes first (rules 1 and 2)
+        left = 1 if state[5] != -1 else 2
+        quickest = winning_placements(board, me, left, 1, 8)
+        expected = quickest or winning_placements(board, me, left, 2, 8)
+        forced = game.forced_cells(state)
+        found = set() if forced is None else set(np.flatnonzero(forced))
+        assert found <= expected and bool(found) == bool(expected)
+        for cell in found if left == 2 else ():  # a cell for the second stone, or any wins
+            child = after(game, state, int(cell))
+            assert game.forced_cells(child) is not None or unstoppable(game, child, me)
+        kinds["none" if not expected else "next turn" if quickest else "double threats"] += 1
+    assert kinds["none"] >= 10, kinds
+
+
+# A match the recipe's network (training seed 0) drew against pure MCTS 11,000 per stone,
+# from a 2-ply opening: here White could force a win by double threats, and the network's
+# search played D8 and C9, one threat that Black blocked.
+DRAWN_MATCH = ["D4", "D5", "E4", "E5", "C3", "F6", "F3", "C6", "F5", "G5", "E7", "C4", "C5",
+               "C2", "C8", "B6", "F2", "G4", "E3", "K5", "F4"]
+
+
+def test_the_agent_wins_by_double_threats_against_every_reply():
+    """With forced moves on, the agent (a uniform network, a tiny search) wins that position
+    whatever Black does: every pair of Black's stones on the cells of White's threatened
+    windows (the blocks, and the non-blocks that lose at once) is tried at every turn."""
+    game = make_game("connect6", size=10)
+    player = AlphaZeroPlayer(game, uniform_network, simulations=4, move_rule=ForcedCells(game))
+    state = game.play_moves(game.new_state(), DRAWN_MATCH)
+    assert not can_win_next_turn(game, state, 1) and not can_win_next_turn(game, state, 2)
+    assert game.forced_cells(state) is not None
+    lines_played = 0
+
+    def white_wins(state, turns):
+        nonlocal lines_played
+        for _ in range(2):
+            if game.status(state) == ONGOING:
+                state = after(game, state, int(player.best_actions(state[None])[0]))
+        if game.status(state) != ONGOING:
+            lines_played += 1
+            return game.status(state) == 2  # SECOND_WON: White
+        board = game.stones(state).reshape(-1)
+        targets = sorted({c for line in lines(10) if all(board[c] != 1 for c in line)
+                          and sum(board[c] == 2 for c in line) >= 4 for c in line if board[c] == 0})
+        return turns > 0 and bool(targets) and all(
+            white_wins(after(game, state, x, y), turns - 1) for x, y in combinations(targets, 2))
+
+    assert white_wins(state, 4)
+    assert lines_played > 10
+
+
+# A match the same network lost to pure MCTS 11,000 (evaluation seed 2): here Black could
+# force a win by double threats; the rule names G6, E5, G5 and F4. A first version searched
+# the second stone's cells apart from the first's and found none after G6: the pair's other
+# cell was not among those it tried, and the agent played on without the win.
+LOST_MATCH = ["G2", "H4", "E1", "E4", "D5", "C6", "J5", "D6", "D4", "E6", "D7", "F5", "D3",
+              "D1", "B5"]
+
+
+def test_every_first_stone_of_a_win_by_double_threats_leaves_a_second():
+    game = make_game("connect6", size=10)
+    state = game.play_moves(game.new_state(), LOST_MATCH)
+    forced = game.forced_cells(state)
+    assert sorted(game.format_move(state, int(c)) for c in np.flatnonzero(forced)) == \
+        ["E5", "F4", "G5", "G6"]
+    for cell in np.flatnonzero(forced):
+        assert game.forced_cells(after(game, state, int(cell))) is not None
