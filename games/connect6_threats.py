@@ -19,7 +19,7 @@ stones and none the opponent's: its two stones of the next turn fill it. In that
 Otherwise nothing is forced (None).
 
 Rules 3 and 4 run in Numba over counts of each window's stones, on every move the agent
-makes: about 2 ms a position on average on 10x10, at most four budgets of PLACEMENT_BUDGET
+makes: about 1 ms a position on average on 10x10, at most four budgets of PLACEMENT_BUDGET
 pairs (about 0.15 s; `docs/results.md`). They try pairs of stones on the cells of windows
 that two stones fill to four; a win needing a stone elsewhere (one that takes a cell the
 opponent's counter-threat would need) is not found, so they may force nothing where a win
@@ -159,13 +159,11 @@ def _threat_cells(windows, board, threats):
 
 
 @njit(cache=True)
-def _stones_to_block(windows, board, counts, side):
-    """How many opponent stones it takes to reach every window `side` threatens: 0, 1, 2, or
-    3 for more than two."""
-    threats = _threat_windows(counts, side)
+def _stones_to_block(windows, threats, cells):
+    """How many opponent stones it takes to reach every window of `threats` (whose empty
+    cells are `cells`): 0, 1, 2, or 3 for more than two."""
     if threats.size == 0:
         return 0
-    cells = _threat_cells(windows, board, threats)
     for i in range(cells.size):
         if _reaches(windows, threats, cells[i], -1):
             return 1
@@ -207,11 +205,11 @@ def _winning_cells(windows, through, board, counts, side, turns, with_cell, budg
             budget[0] -= 1
             _place(board, counts, through, cells[i], side, 1)
             _place(board, counts, through, cells[j], side, 1)
-            blockers = _stones_to_block(windows, board, counts, side)
+            threats = _threat_windows(counts, side)
+            targets = _threat_cells(windows, board, threats)
+            blockers = _stones_to_block(windows, threats, targets)
             won = blockers == 3
             if blockers == 2 and turns > 1:  # rule 4: every two-stone block must lose
-                threats = _threat_windows(counts, side)
-                targets = _threat_cells(windows, board, threats)
                 won = True
                 for a in range(targets.size):
                     for b in range(a + 1, targets.size):
@@ -246,10 +244,8 @@ def winning_cells(windows: np.ndarray, through: np.ndarray, board: np.ndarray, s
     `side`, only the pairs holding `with_cell` where it is >= 0 (_winning_cells), as far as
     `budget` pairs prove."""
     board = board.astype(np.int64)
-    counts = np.zeros((3, windows.shape[0]), dtype=np.int64)
-    for w in range(windows.shape[0]):
-        for cell in windows[w]:
-            counts[board[cell], w] += 1
+    lines = board[windows]
+    counts = np.stack([(lines == side).sum(axis=1) for side in (EMPTY, 1, 2)])
     out = np.zeros(board.size, dtype=np.bool_)
     _winning_cells(windows, through, board, counts, side, turns, with_cell, np.array([budget]),
                    out)
