@@ -213,7 +213,7 @@ def _winning_cells(windows, through, board, counts, side, turns, with_cell, budg
                 won = True
                 for a in range(targets.size):
                     for b in range(a + 1, targets.size):
-                        if not won or not _reaches(windows, threats, targets[a], targets[b]):
+                        if not _reaches(windows, threats, targets[a], targets[b]):
                             continue
                         _place(board, counts, through, targets[a], opponent, 1)
                         _place(board, counts, through, targets[b], opponent, 1)
@@ -222,6 +222,10 @@ def _winning_cells(windows, through, board, counts, side, turns, with_cell, budg
                             no_cells)
                         _place(board, counts, through, targets[b], opponent, -1)
                         _place(board, counts, through, targets[a], opponent, -1)
+                        if not won:
+                            break  # one block that holds refutes the pair
+                    if not won:
+                        break
             _place(board, counts, through, cells[j], side, -1)
             _place(board, counts, through, cells[i], side, -1)
             if won:
@@ -245,7 +249,7 @@ def winning_cells(windows: np.ndarray, through: np.ndarray, board: np.ndarray, s
     `budget` pairs prove."""
     board = board.astype(np.int64)
     lines = board[windows]
-    counts = np.stack([(lines == side).sum(axis=1) for side in (EMPTY, 1, 2)])
+    counts = np.stack([(lines == stone).sum(axis=1) for stone in (EMPTY, 1, 2)])
     out = np.zeros(board.size, dtype=np.bool_)
     _winning_cells(windows, through, board, counts, side, turns, with_cell, np.array([budget]),
                    out)
