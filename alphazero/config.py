@@ -11,7 +11,6 @@ from alphazero.network import check_precision, select_device
 from alphazero.selfplay import SelfPlayConfig
 from alphazero.trainer import OPTIMIZERS
 from games import Game, make_game
-from games.connect4_solver import MAX_BITS as SOLVER_MAX_BITS
 
 
 POOL_KINDS = ("local", "ray")
@@ -106,7 +105,7 @@ def validate_training(cfg: DictConfig) -> None:
 
 def validate_play_rules(game: DictConfig) -> None:
     """The game's help for its agent: Othello's endgame solver, Connect6's forced cells,
-    classic Connect-4's proven outcomes."""
+    Connect-4's proven outcomes."""
     empties = game.get("endgame_solver_empties", 0)
     if not (_is_count(empties) and empties <= MOST_SOLVER_EMPTIES):
         raise ConfigError(f"game.endgame_solver_empties must be a whole number from 0 to "
@@ -124,20 +123,9 @@ def validate_play_rules(game: DictConfig) -> None:
     if not (_is_count(nodes) and nodes <= MOST_SOLVER_NODES):
         raise ConfigError(f"game.solver_nodes must be a whole number from 0 to "
                           f"{MOST_SOLVER_NODES} (more takes seconds a move), not {nodes!r}.")
-    if nodes and not _solver_plays(game):
-        raise ConfigError(f"game.solver_nodes needs Connect-4 on one fixed board without a "
-                          f"forbidden cell, with (rows + 1) * cols at most {SOLVER_MAX_BITS} "
-                          f"(e.g. game=connect4_classic).")
-
-
-def _solver_plays(game: DictConfig) -> bool:
-    """Whether games.connect4_solver solves this game's boards."""
-    if game.name != "connect4":
-        return False
-    board = make_game(game.name, **OmegaConf.to_container(game.params))
-    return (board.forbidden is None and board.rows[0] == board.rows[1]
-            and board.cols[0] == board.cols[1]
-            and (board.rows[0] + 1) * board.cols[0] <= SOLVER_MAX_BITS)
+    if nodes and game.name != "connect4":
+        raise ConfigError(f"game.solver_nodes needs a game with a solver that proves outcomes "
+                          f"(connect4), not {game.name}.")
 
 
 def _is_size(value) -> bool:

@@ -9,10 +9,14 @@ the search's own choice stands) and the exact value of the position for the side
   ForcedCells      Connect6 (`game.forced_moves`): a six this turn, a block of the opponent's
                    six next turn, a six next turn that cannot be blocked, a win by double
                    threats a few turns ahead (games/connect6_threats.py).
-  ProvenOutcomes   classic Connect-4 (`game.solver_nodes`): where games.connect4_solver proves
-                   every column's outcome (win, draw, loss) within a node budget, the columns
-                   with the best one. A won position then stays won and a drawn one never
-                   loses; where the budget runs out, early in the game, the search alone plays.
+  ProvenOutcomes   Connect-4 (`game.solver_nodes`): a column proved to win where there is one;
+                   else every column but those proved to lose, or, where every column's
+                   outcome is proved, those with the best. A won position then stays won and
+                   a drawn one never loses. Classic boards are solved exactly
+                   (games.connect4_solver: every column or none, within the budget); course
+                   boards, too large for it, by games.connect4_prover, which proves forced
+                   wins and losses column by column. Where nothing is proved, the search
+                   alone plays.
 
 Training's self-play and its gate do not use them: they train and measure the network.
 """
@@ -20,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from games.connect4_solver import Connect4Solver
+from games.connect4_prover import ILLEGAL, LOSS, UNKNOWN, WIN, Connect4Prover
+from games.connect4_solver import Connect4Solver, MAX_BITS
 
 
 class ForcedCells:
@@ -40,17 +45,45 @@ class ProvenOutcomes:
     def __init__(self, game, node_limit: int):
         self.game = game
         self.node_limit = node_limit
-        # The solver keeps its table between calls: one game's moves reuse what the last proved.
-        self.solver = Connect4Solver(game.rows[0], game.cols[0])
+        # Either keeps its table between calls: one game's moves reuse what the last proved.
+        if solves_exactly(game):
+            self.solver, self.prover = Connect4Solver(game.rows[0], game.cols[0]), None
+        else:
+            self.solver, self.prover = None, Connect4Prover()
 
     def allowed(self, state) -> tuple[np.ndarray | None, float | None]:
-        outcomes = self.solver.move_scores_on_board(self.game.board(state), self.node_limit,
-                                                    outcome_only=True)
-        if outcomes is None:
-            return None, None
+        outcomes = self.outcomes(state)
         legal = self.game.legal_mask(state)
-        best = outcomes[legal].max()
-        return legal & (outcomes == best), float(best)
+        proved = legal & (outcomes != UNKNOWN)
+        if np.any(proved & (outcomes == WIN)):
+            return legal & (outcomes == WIN), float(WIN)
+        if proved.sum() == legal.sum():
+            best = outcomes[legal].max()
+            return legal & (outcomes == best), float(best)
+        allowed = legal & (outcomes != LOSS)
+        return (None if allowed.sum() == legal.sum() else allowed), None
+
+    def outcomes(self, state) -> np.ndarray:
+        """Each action's proved outcome for the side to move (WIN, DRAW, LOSS), UNKNOWN, or
+        for columns off this state's board (a smaller board than the widest) ILLEGAL."""
+        board = self.game.board(state)
+        if self.prover is not None:
+            outcomes = self.prover.column_outcomes(board, self.game.forbidden_cell(state),
+                                                   self.node_limit)
+        else:
+            outcomes = self.solver.move_scores_on_board(board, self.node_limit, outcome_only=True)
+            if outcomes is None:
+                outcomes = np.full(board.shape[1], UNKNOWN)
+        padded = np.full(self.game.num_actions, ILLEGAL)
+        padded[:outcomes.size] = outcomes
+        return padded
+
+
+def solves_exactly(game) -> bool:
+    """Whether games.connect4_solver solves `game`'s boards: one fixed board, no forbidden
+    cell, few enough cells for its one-word bitboard."""
+    return (game.forbidden is None and game.rows[0] == game.rows[1]
+            and game.cols[0] == game.cols[1] and (game.rows[0] + 1) * game.cols[0] <= MAX_BITS)
 
 
 def ruled_action(allowed: np.ndarray | None, visits, priors, chosen: int) -> int:

@@ -145,15 +145,22 @@ def _order_moves(current, mask, candidates, stones, geo, order, move_buf, score_
         if move == 0:
             continue
         threats = _popcount(_winning_cells(current | move, mask | move, geo))
-        slot = count
-        while slot > 0 and score_buf[stones, slot - 1] < threats:
-            move_buf[stones, slot] = move_buf[stones, slot - 1]
-            score_buf[stones, slot] = score_buf[stones, slot - 1]
-            slot -= 1
-        move_buf[stones, slot] = move
-        score_buf[stones, slot] = threats
+        insert_by_score(move_buf, score_buf, stones, count, move, threats)
         count += 1
     return count
+
+
+@njit(cache=True, inline="always")
+def insert_by_score(move_buf, score_buf, row, count, move, score):
+    """Insert `move` among the `count` moves of row `row`, kept by descending score; among
+    equal scores, earlier insertions first."""
+    slot = count
+    while slot > 0 and score_buf[row, slot - 1] < score:
+        move_buf[row, slot] = move_buf[row, slot - 1]
+        score_buf[row, slot] = score_buf[row, slot - 1]
+        slot -= 1
+    move_buf[row, slot] = move
+    score_buf[row, slot] = score
 
 
 @njit(cache=True, inline="always")
@@ -332,7 +339,7 @@ def _prime_at_most(limit):
     return 2
 
 
-def _centre_first(cols):
+def centre_first(cols):
     """Columns ordered by distance from the centre: for 7 columns 3, 2, 4, 1, 5, 0, 6."""
     order = sorted(range(cols), key=lambda col: (abs(2 * col - (cols - 1)), col))
     return np.array(order, dtype=np.int64)
@@ -360,7 +367,7 @@ class Connect4Solver:
         bottom = sum(1 << (col * height) for col in range(cols))
         board = bottom * ((1 << rows) - 1)
         self._geo = np.array([rows, cols, height, self.cells, bottom, board], dtype=np.int64)
-        self._order = _centre_first(cols)
+        self._order = centre_first(cols)
         size = _prime_at_most(1 << table_bits)
         self._table = np.zeros(size, dtype=np.int64)  # all entries EMPTY
         self._move_buf = np.zeros((self.cells + 1, cols), dtype=np.int64)

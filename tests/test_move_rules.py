@@ -1,7 +1,8 @@
-"""The agent's move rules (alphazero.move_rules) on classic Connect-4: where the solver proves
-every column's outcome within its node budget, the agent plays a column with the best one and
-reports that outcome as its value, in matches and on the browser board; elsewhere its search
-alone plays. Connect6's forced cells are tested in tests/test_connect6_forced.py."""
+"""The agent's move rules (alphazero.move_rules) on Connect-4. Classic boards: where the
+solver proves every column's outcome within its node budget, the agent plays a column with
+the best one and reports that outcome as its value, in matches and on the browser board;
+elsewhere its search alone plays. Course boards: a column proved to win is played, columns
+proved to lose are not. Connect6's forced cells are tested in tests/test_connect6_forced.py."""
 import random
 
 import numpy as np
@@ -84,9 +85,42 @@ def test_classic_players_prove_outcomes_as_configured_and_other_boards_refuse_it
     for overrides in (["game=connect4_classic", "game.solver_nodes=-1"],
                       ["game=connect4_classic", "game.solver_nodes=100000000"],
                       ["game=connect4_classic", "game.solver_nodes=1.5"],
-                      ["game=connect4_classic", "game.params.rows=9"],  # 10 x 7 bits: too many
-                      ["game=connect4_classic", "game.params.forbidden=[0,0]"],
-                      ["game=connect4", "+game.solver_nodes=1000"],
                       ["game=othello", "+game.solver_nodes=1000"]):
         with pytest.raises(ConfigError, match=r"game\.solver_nodes"):
             validate(compose_config("play", *overrides))
+
+
+def test_course_boards_prove_with_the_prover():
+    cfg = compose_config("play", "game=connect4", "device=cpu", "+game.solver_nodes=1000")
+    validate(cfg)
+    rule = ProvenOutcomes(build_game(cfg), 1000)
+    assert rule.solver is None and rule.prover is not None
+    assert ProvenOutcomes(make_game("connect4", rows=6, cols=7, forbidden=None), 1000).prover is None
+
+
+def course_position(rows, cols, forbidden, moves):
+    game = make_game("connect4", rows=rows, cols=cols, forbidden=forbidden)
+    state = game.new_state()
+    for col in moves:
+        game.play(state, col)
+    return game, state
+
+
+def test_a_forced_win_on_a_course_board_is_the_only_column_allowed():
+    # X (first) has two on the floor of a 9 x 9 board, columns 3 and 4; O's stones are far
+    # away. X plays 2 or 5 next for an open three, which wins two moves later: not at once,
+    # so a proof, not a lookup.
+    game, state = course_position(9, 9, [0, 0], [3, 8, 4, 8])
+    allowed, value = ProvenOutcomes(game, 200_000).allowed(state)
+    assert value == 1.0 and allowed is not None
+    assert set(np.flatnonzero(allowed)) <= {2, 5} and allowed.any()
+
+
+def test_columns_proved_to_lose_are_excluded_on_a_course_board():
+    # O (second, to move) faces X's open two on the floor (columns 3, 4) with X to move
+    # next: every O move but 2 and 5 lets X make an open three. Only the losers go; what
+    # is not proved stays the search's to choose.
+    game, state = course_position(9, 9, [0, 0], [3, 8, 4])
+    allowed, value = ProvenOutcomes(game, 400_000).allowed(state)
+    assert value is None and allowed is not None
+    assert allowed[2] and allowed[5] and not allowed.all()
