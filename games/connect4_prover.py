@@ -222,10 +222,15 @@ class Connect4Prover:
     def __init__(self, table_bits: int = 22):
         if not 10 <= table_bits <= 30:
             raise ValueError(f"table_bits must be in 10..30, not {table_bits}.")
-        # Fixed keys: a position's slot, and so the search, is the same in every process.
-        self._zobrist = np.random.default_rng(20261129).integers(
-            np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=(2, MAX_SIDE, MAX_SIDE),
-            dtype=np.int64)
+        # Fixed keys: a position's slot, and so the search, is the same in every process. The
+        # board's size and forbidden cell are part of a position's key: one table serves games
+        # on many boards, where the same stones mean different positions.
+        rng = np.random.default_rng(20261129)
+        keys = lambda *shape: rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max,
+                                           size=shape, dtype=np.int64)
+        self._zobrist = keys(2, MAX_SIDE, MAX_SIDE)
+        self._size_keys = keys(2, MAX_SIDE + 1)  # rows, cols
+        self._forbidden_keys = keys(MAX_SIDE + 1, MAX_SIDE + 1)  # (row + 1, col + 1); [0, 0]: none
         self._keys = np.zeros(1 << table_bits, dtype=np.int64)
         self._bounds = np.zeros(1 << table_bits, dtype=np.int8)  # all EMPTY
         cells = MAX_SIDE * MAX_SIDE
@@ -235,12 +240,13 @@ class Connect4Prover:
         self.last_nodes = 0
 
     def column_outcomes(self, board: np.ndarray, forbidden=None, node_limit: int | None = None,
-                        exact: bool = False) -> np.ndarray:
-        """Each column's outcome for the side to move: WIN, DRAW, LOSS, ILLEGAL (full) or
-        UNKNOWN (not proved). `node_limit` is the budget of the whole call, shared evenly by
-        its searches (two per column at most). Without `exact` the call stops at the first
-        proved win, and proves a draw only as a column that neither wins nor loses. Raises
-        ValueError if the board is not a position of an unfinished game."""
+                        every_column: bool = False) -> np.ndarray:
+        """Each column's outcome for the side to move: WIN, DRAW (proved neither to win nor
+        to lose), LOSS, ILLEGAL (full) or UNKNOWN (not proved). `node_limit` is the budget of
+        the whole call, shared evenly by its searches (two per column at most). The call
+        stops at the first proved win (the other columns then stay UNKNOWN) unless
+        `every_column`. Raises ValueError if the board is not a position of an unfinished
+        game."""
         if node_limit is not None and node_limit < 1:
             raise ValueError(f"node_limit must be a positive number of nodes, not {node_limit}.")
         position = self._position(np.asarray(board), forbidden)
@@ -251,7 +257,7 @@ class Connect4Prover:
         for col in open_cols:
             if _wins_at(lines, side, heights[col], col):
                 out[col] = WIN
-                if not exact:
+                if not every_column:
                     self.last_nodes = 0
                     return out
         limit = NO_LIMIT if node_limit is None else max(1, node_limit // (2 * len(open_cols)))
@@ -273,7 +279,7 @@ class Connect4Prover:
                 if ask_win:
                     if answer:
                         out[col] = WIN
-                        if not exact:
+                        if not every_column:
                             self.last_nodes = nodes
                             return out
                     not_win[col] = True
@@ -287,7 +293,7 @@ class Connect4Prover:
     def outcome(self, board: np.ndarray, forbidden=None) -> int:
         """The exact outcome of the position for the side to move (no budget: small boards
         and late positions only)."""
-        outcomes = self.column_outcomes(board, forbidden, exact=True)
+        outcomes = self.column_outcomes(board, forbidden, every_column=True)
         return int(outcomes[outcomes != ILLEGAL].max())
 
     def _position(self, board, forbidden):
@@ -305,7 +311,8 @@ class Connect4Prover:
                              "the board.")
         lines = np.zeros((2, LINE_BLOCK), dtype=np.int64)
         heights = np.full(MAX_SIDE, -1, dtype=np.int64)
-        key = 0
+        key = int(self._size_keys[0, rows] ^ self._size_keys[1, cols]
+                  ^ self._forbidden_keys[forb_row + 1, forb_col + 1])
         for col in range(cols):
             landed = True  # every cell below this one holds a stone or is forbidden
             for row in range(rows - 1, -1, -1):
