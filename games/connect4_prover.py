@@ -239,6 +239,11 @@ class Connect4Prover:
         self._stats = np.zeros(3, dtype=np.int64)
         self.last_nodes = 0
 
+    def clear_table(self) -> None:
+        """Forget every stored bound: a call without a budget answers the same without them,
+        one with a budget may prove less."""
+        self._bounds[:] = EMPTY
+
     def column_outcomes(self, board: np.ndarray, forbidden=None, node_limit: int | None = None,
                         every_column: bool = False) -> np.ndarray:
         """Each column's outcome for the side to move: WIN, DRAW (proved neither to win nor

@@ -8,7 +8,8 @@ import pytest
 
 from games.base import DRAW as DRAWN_GAME
 from games.base import ONGOING
-from games.connect4 import Connect4, legal_actions, play
+from games.connect4 import (CELLS, COLS, FORB_COL, FORB_ROW, OPEN_COUNT, STATUS, Connect4,
+                            legal_actions, play)
 from games.connect4_prover import DRAW, ILLEGAL, LOSS, UNKNOWN, WIN, Connect4Prover
 from games.connect4_solver import ILLEGAL_MOVE_SCORE, Connect4Solver
 
@@ -22,9 +23,9 @@ class Minimax:
     def column_outcome(self, state, col):
         child = state.copy()
         play(child, col)
-        if child[5] == ONGOING:  # STATUS
+        if child[STATUS] == ONGOING:
             return -self.value(child)
-        return 0 if child[5] == DRAWN_GAME else 1  # the mover won
+        return 0 if child[STATUS] == DRAWN_GAME else 1  # the mover won
 
     def value(self, state):
         key = state.tobytes()
@@ -44,17 +45,17 @@ def random_positions(game, count, min_stones, rng):
     while len(positions) < count:
         state = game.new_state(rng)
         minimax = Minimax(game)
-        for _ in range(int(rng.integers(min_stones, int(state[6])))):  # CELLS
+        for _ in range(int(rng.integers(min_stones, int(state[CELLS])))):
             play(state, int(rng.choice(minimax.legal(state))))
-            if state[5] != ONGOING:
+            if state[STATUS] != ONGOING:
                 break
-        if state[5] == ONGOING and state[7] > 0:
+        if state[STATUS] == ONGOING and state[OPEN_COUNT] > 0:
             positions.append(state)
     return positions
 
 
 def forbidden_of(state):
-    return None if state[2] < 0 else (int(state[2]), int(state[3]))
+    return None if state[FORB_ROW] < 0 else (int(state[FORB_ROW]), int(state[FORB_COL]))
 
 
 @pytest.mark.parametrize("params", [
@@ -68,7 +69,7 @@ def test_every_column_matches_minimax_on_small_boards(params):
     minimax, outcomes_seen = Minimax(game), set()
     for state in random_positions(game, 40, 5, rng):
         got = prover.column_outcomes(game.board(state), forbidden_of(state), every_column=True)
-        want = np.full(int(state[1]), ILLEGAL)
+        want = np.full(int(state[COLS]), ILLEGAL)
         for col in minimax.legal(state):
             want[col] = minimax.column_outcome(state, col)
         assert np.array_equal(got, want), game.render(state)
@@ -92,7 +93,7 @@ def test_a_budget_proves_less_and_never_wrongly():
     prover = Connect4Prover(table_bits=10)
     minimax, settled, unknown = Minimax(game), 0, 0
     for state in random_positions(game, 60, 2, rng):
-        prover._keys[:] = 0  # no help from earlier calls: the budget alone decides
+        prover.clear_table()  # no help from earlier calls: the budget alone decides
         quick = prover.column_outcomes(game.board(state), forbidden_of(state), node_limit=200,
                                        every_column=True)
         for col in minimax.legal(state):
@@ -110,7 +111,7 @@ def test_the_budget_holds_on_course_boards():
     for state in random_positions(game, 10, 10, rng):
         prover.column_outcomes(game.board(state), forbidden_of(state), node_limit=20_000)
         # each search may pass its share by the one node that notices
-        assert prover.last_nodes <= 20_000 + 2 * int(state[1])
+        assert prover.last_nodes <= 20_000 + 2 * int(state[COLS])
 
 
 def test_the_first_proved_win_ends_the_call():
