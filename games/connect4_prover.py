@@ -28,7 +28,7 @@ from numba import njit
 # The game's own line masks and gravity, so the prover and the rules cannot disagree.
 from games.connect4 import (ANTI_LINES, COL_LINES, DIAG_LINES, LINE_BLOCK, MAX_SIDE, _four_in_any,
                             _next_row)
-from games.connect4_solver import centre_first, insert_by_score
+from games.connect4_solver import centre_first, check_stone_counts, insert_by_score
 
 WIN, DRAW, LOSS = 1, 0, -1
 UNKNOWN = 2  # outcome not proved within the budget
@@ -89,12 +89,17 @@ def _new_threats(lines, player, row, col, heights, geo):
 
 
 @njit(cache=True)
-def _can_win_now(lines, player, heights, geo):
+def _immediate_wins(lines, player, heights, geo):
+    """(how many columns win at once for `player`, counted up to 2; the last such column or
+    -1): one is a threat to block, two cannot both be blocked."""
+    count, last = 0, -1
     for col in range(geo[COLS]):
         row = heights[col]
         if row >= 0 and _wins_at(lines, player, row, col):
-            return True
-    return False
+            count, last = count + 1, col
+            if count == 2:
+                break
+    return count, last
 
 
 # ----------------------------------------------------------------------------- search
@@ -135,13 +140,8 @@ def _negamax(lines, side, stones, key, alpha, beta, heights, geo, order, zobrist
     if stones == geo[CELLS]:
         return 0
     other = 1 - side
-    forced, threats = -1, 0
-    for col in range(geo[COLS]):
-        row = heights[col]
-        if row >= 0 and _wins_at(lines, other, row, col):
-            forced = col
-            threats += 1
-    if threats >= 2:
+    threats, forced = _immediate_wins(lines, other, heights, geo)
+    if threats == 2:
         return -1  # only one can be blocked
     slot = key & (keys.size - 1)
     if keys[slot] == key and bounds[slot] != EMPTY:
@@ -180,7 +180,7 @@ def _reply_value(lines, side, stones, key, alpha, beta, heights, geo, order, zob
     """_negamax for the side to move, with a win at once answered first."""
     if stones == geo[CELLS]:
         return 0
-    if _can_win_now(lines, side, heights, geo):
+    if _immediate_wins(lines, side, heights, geo)[0]:
         return 1
     return _negamax(lines, side, stones, key, alpha, beta, heights, geo, order, zobrist, keys,
                     bounds, move_buf, score_buf, stats)
@@ -254,8 +254,7 @@ class Connect4Prover:
         game."""
         if node_limit is not None and node_limit < 1:
             raise ValueError(f"node_limit must be a positive number of nodes, not {node_limit}.")
-        position = self._position(np.asarray(board), forbidden)
-        lines, side, stones, key, heights, geo = position
+        lines, side, stones, key, heights, geo = self._position(np.asarray(board), forbidden)
         cols = int(geo[COLS])
         out = np.where(heights[:cols] < 0, ILLEGAL, UNKNOWN).astype(np.int64)
         open_cols = [col for col in range(cols) if heights[col] >= 0]
@@ -338,11 +337,7 @@ class Connect4Prover:
                     raise ValueError("the game is already over: the board holds four in a row.")
                 key ^= int(self._zobrist[stone - 1, row, col])
         first, second = int(np.count_nonzero(board == 1)), int(np.count_nonzero(board == 2))
-        if first - second not in (0, 1):
-            raise ValueError(f"the first player has {first} stones and the second {second}; "
-                             "no game alternating from the first player reaches that.")
         cells = rows * cols - (forbidden is not None)
-        if first + second == cells:
-            raise ValueError("the game is already over: the board is full.")
+        check_stone_counts(first, second, cells)
         geo = np.array([rows, cols, forb_row, forb_col, cells], dtype=np.int64)
         return lines, (first + second) & 1, first + second, np.int64(key), heights, geo

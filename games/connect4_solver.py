@@ -339,6 +339,16 @@ def _prime_at_most(limit):
     return 2
 
 
+def check_stone_counts(first: int, second: int, cells: int) -> None:
+    """Raise ValueError unless a game alternating from the first player, not yet over by a
+    full board of `cells` cells, leaves `first` and `second` stones."""
+    if first - second not in (0, 1):
+        raise ValueError(f"the first player has {first} stones and the second {second}; "
+                         "no game alternating from the first player reaches that.")
+    if first + second == cells:
+        raise ValueError("the game is already over: the board is full.")
+
+
 def centre_first(cols):
     """Columns ordered by distance from the centre: for 7 columns 3, 2, 4, 1, 5, 0, 6."""
     order = sorted(range(cols), key=lambda col: (abs(2 * col - (cols - 1)), col))
@@ -482,14 +492,10 @@ class Connect4Solver:
             for row in range(filled):
                 players[column[row] - 1] |= 1 << (col * height + row)
         first, second = (bits.bit_count() for bits in players)
-        if first - second not in (0, 1):
-            raise ValueError(f"the first player has {first} stones and the second {second}; "
-                             "no game alternating from the first player reaches that.")
         for bits in players:
             if _has_four(bits, height):
                 raise ValueError("the game is already over: the board holds four in a row.")
+        check_stone_counts(first, second, self.cells)
         stones = first + second
-        if stones == self.cells:
-            raise ValueError("the game is already over: the board is full.")
         mover = players[stones & 1]
         return mover, players[0] | players[1], stones

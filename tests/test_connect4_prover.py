@@ -8,8 +8,7 @@ import pytest
 
 from games.base import DRAW as DRAWN_GAME
 from games.base import ONGOING
-from games.connect4 import (CELLS, COLS, FORB_COL, FORB_ROW, OPEN_COUNT, STATUS, Connect4,
-                            legal_actions, play)
+from games.connect4 import CELLS, COLS, FORB_COL, FORB_ROW, OPEN_COUNT, STATUS, Connect4, play
 from games.connect4_prover import DRAW, ILLEGAL, LOSS, UNKNOWN, WIN, Connect4Prover
 from games.connect4_solver import ILLEGAL_MOVE_SCORE, Connect4Solver
 
@@ -34,9 +33,7 @@ class Minimax:
         return self.memo[key]
 
     def legal(self, state):
-        mask = np.zeros(self.game.num_actions, dtype=bool)
-        legal_actions(state, mask)
-        return np.flatnonzero(mask)
+        return self.game.legal_list(state)
 
 
 def random_positions(game, count, min_stones, rng):
@@ -44,9 +41,8 @@ def random_positions(game, count, min_stones, rng):
     positions = []
     while len(positions) < count:
         state = game.new_state(rng)
-        minimax = Minimax(game)
         for _ in range(int(rng.integers(min_stones, int(state[CELLS])))):
-            play(state, int(rng.choice(minimax.legal(state))))
+            play(state, int(rng.choice(game.legal_list(state))))
             if state[STATUS] != ONGOING:
                 break
         if state[STATUS] == ONGOING and state[OPEN_COUNT] > 0:
