@@ -38,6 +38,9 @@ class MatchResult:
     wins: int
     draws: int
     losses: int
+    # wins, draws, losses of the games the player played as the first player; the rest it
+    # played second (one side's weakness hides in a match's totals)
+    as_first_player: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def win_rate(self) -> float:
@@ -100,12 +103,12 @@ def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
         if progress is not None:
             finished = games - sum(game.status(s) == ONGOING for s in states)
             progress.update(finished - progress.n)
-    wins = draws = 0
-    for state, first in zip(states, player_first):
-        code = game.status(state)
-        draws += code == DRAW
-        wins += code != DRAW and (code == FIRST_WON) == first
-    return MatchResult(games, int(wins), int(draws), int(games - wins - draws))
+    codes = np.array([game.status(s) for s in states])
+    drawn = codes == DRAW
+    won = ~drawn & ((codes == FIRST_WON) == player_first)
+    lost = ~drawn & ~won
+    return MatchResult(games, int(won.sum()), int(drawn.sum()), int(lost.sum()),
+                       tuple(int((kind & player_first).sum()) for kind in (won, drawn, lost)))
 
 
 class Gate:
@@ -154,23 +157,29 @@ def ladder(game, player, levels, games: int, seed: int = 0, opening_plies: int =
         with tqdm(total=games, desc=f"vs pure MCTS {level}", unit="game", leave=False) as bar:
             result = play_match(game, player, PureMCTSPlayer(game, level, seed=seed + level),
                                 games, seed, bar, opening_plies)
-        rows.append(_row(f"pure MCTS {level}", result) | {"level": level})
+        rows.append(result_row(f"pure MCTS {level}", result) | {"level": level})
     return rows
 
 
-def _row(opponent: str, result: MatchResult) -> dict:
+def result_row(opponent: str, result: MatchResult) -> dict:
     low, high = result.interval()
-    return {"opponent": opponent, **asdict(result), "win_rate": round(result.win_rate, 3),
+    first = list(result.as_first_player)
+    second = [total - f for total, f in zip((result.wins, result.draws, result.losses), first)]
+    return {"opponent": opponent, **asdict(result), "as_first_player": first,
+            "as_second_player": second, "win_rate": round(result.win_rate, 3),
             "ci95": [round(low, 3), round(high, 3)]}
 
 
 def table_header() -> str:
-    return f"{'opponent':<22}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}  win rate (95% CI)"
+    return (f"{'opponent':<22}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}  "
+            f"{'win rate (95% CI)':<24}{'as first':>10}{'as second':>11}")
 
 
 def format_row(r: dict) -> str:
+    first, second = ("-".join(map(str, r[k])) for k in ("as_first_player", "as_second_player"))
+    rate = f"{r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
     return (f"{r['opponent']:<22}{r['games']:>6}{r['wins']:>6}{r['draws']:>6}{r['losses']:>7}"
-            f"  {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
+            f"  {rate:<24}{first:>10}{second:>11}")
 
 
 def format_table(rows: list[dict]) -> str:
@@ -222,7 +231,7 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
         rival = make_player(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
         result = play_match(game, player, rival, cfg.eval.games, cfg.seed,
                             opening_plies=cfg.eval.opening_plies)
-        rows = [_row(f"checkpoint {Path(cfg.opponent).name}", result)]
+        rows = [result_row(f"checkpoint {Path(cfg.opponent).name}", result)]
     else:
         rows = ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies)
     if cfg.solver_positions:

@@ -10,7 +10,8 @@ from omegaconf import OmegaConf
 
 from alphazero import checkpoint
 from alphazero.config import ConfigError
-from alphazero.evaluate import Gate, MatchResult, ladder, match_openings, play_match
+from alphazero.evaluate import (Gate, MatchResult, format_row, ladder, match_openings, play_match,
+                                result_row)
 from alphazero.network import build_model
 from alphazero.players import AlphaZeroPlayer, PureMCTSPlayer
 from games import make_game
@@ -40,6 +41,18 @@ def test_match_counts_from_the_players_view_with_colours_alternating():
     assert (result.wins, result.draws, result.losses) == (4, 0, 0)
     reverse = play_match(game, weak, strong, 4, seed=0)
     assert (reverse.wins, reverse.losses) == (0, 4)
+
+
+def test_results_are_split_by_the_colour_the_player_had():
+    # Both sides always take the lowest column, so every game repeats the same one: the first
+    # player completes the bottom row before the second completes the row above it.
+    game = make_game("connect4", rows=6, cols=7)
+    result = play_match(game, FirstLegalPlayer(game), FirstLegalPlayer(game), 6, seed=0)
+    assert (result.wins, result.draws, result.losses) == (3, 0, 3)
+    assert result.as_first_player == (3, 0, 0)
+    row = result_row("a copy of itself", result)
+    assert row["as_first_player"] == [3, 0, 0] and row["as_second_player"] == [0, 0, 3]
+    assert format_row(row).endswith("3-0-0      0-0-3")
 
 
 def uniform_network(planes, legal):
