@@ -101,3 +101,19 @@ def test_endgame_margins_scores_each_heads_first_choice(tmp_path):
                                  str(ROOT / "checkpoints/pretrained/othello.pt"))
     assert 0 <= owning["best_by_margin"] <= 1 and owning["margin_error_discs"] >= 0
     assert "best_by_margin" not in shipped and 0 <= shipped["best_by_value"] <= 1
+
+
+def test_othello_losses_proves_where_each_lost_game_was_lost(tmp_path):
+    """An untrained network with a tiny search loses to pure MCTS. From 14 empty cells on the
+    agent plays the solver's best moves, so there a lost game's positions are lost, and
+    its moves keep the position's outcome."""
+    path = tiny_checkpoint(tmp_path / "oth.pt", make_game("othello", rules="course"))
+    (row,) = run_script("bench/othello_losses.py", f"checkpoint={path}", "level=300", "games=2",
+                        "mcts.simulations=2", "threads=1", "nodes=300000")
+    assert row["losses"] == len(row["lost_games"]) >= 1, row
+    for lost in row["lost_games"]:
+        solved = [(outcome, played) for empties, outcome, played, _ in
+                  lost["empties_outcome_move_nodes"] if empties <= 14]
+        assert solved and all(outcome == played == -1 for outcome, played in solved), lost
+    bad = run_script_process("bench/othello_losses.py", f"checkpoint={tmp_path / 'none.pt'}")
+    assert bad.returncode == 2 and "no checkpoint" in bad.stderr and "Traceback" not in bad.stderr
