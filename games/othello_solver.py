@@ -222,34 +222,36 @@ def _best_move(own, opp, free, playable, shift, table, work):
 
 
 @njit(cache=True)
-def _move_outcomes(own, opp, free, playable, shift, table, work, out):
+def _move_outcomes(own, opp, free, playable, shift, table, work, out, nodes):
     """Fill out[action] with each legal action's outcome for the mover, 1 a win, 0 a draw,
-    -1 a loss, or UNKNOWN once the node limit is reached (the moves are tried best-first);
-    ILLEGAL elsewhere. A window of (-1, 1) proves an outcome with far fewer nodes than the
-    disc difference takes."""
+    -1 a loss, or UNKNOWN where its search reached the node limit (each move has its own),
+    and nodes[action] with the nodes it searched; out is ILLEGAL elsewhere. A window of
+    (-1, 1) proves an outcome with far fewer nodes than the disc difference takes."""
     out[:] = ILLEGAL
+    nodes[:] = 0
     low, high = np.int64(-1), np.int64(1)  # np.int64: see _move_values
     moves = legal_cells(own, opp, free, playable)
-    if moves == 0:
-        out[PASS] = _outcome(-_negamax(opp, own, low, high, free, playable, shift, table, work), work)
-        return
-    empties = popcount(~(own | opp) & playable)
-    count = _order(own, opp, moves, free, playable, np.int64(-1), empties, work)
-    for i in range(count):
-        square = work[MOVES, empties, i]
-        if work[MOVES, CELLS, OUT_OF_NODES]:
-            out[square] = UNKNOWN
-            continue
+    if moves == 0:  # a pass: the opponent moves from the same boards
+        work[MOVES, CELLS, NODES], work[MOVES, CELLS, OUT_OF_NODES] = 0, 0
+        value = -_negamax(opp, own, low, high, free, playable, shift, table, work)
+        _record_outcome(PASS, value, work, out, nodes)
+    while moves:
+        square = np.int64(trailing_zeros(moves))
+        moves &= moves - U1
+        work[MOVES, CELLS, NODES], work[MOVES, CELLS, OUT_OF_NODES] = 0, 0
         flips = flips_of(own, opp, square)
-        out[square] = _outcome(-_negamax(opp & ~flips, own | (U1 << np.uint64(square)) | flips,
-                                         low, high, free, playable, shift, table, work), work)
+        value = -_negamax(opp & ~flips, own | (U1 << np.uint64(square)) | flips, low, high,
+                          free, playable, shift, table, work)
+        _record_outcome(square, value, work, out, nodes)
 
 
 @njit(cache=True, inline="always")
-def _outcome(value, work):
+def _record_outcome(action, value, work, out, nodes):
+    nodes[action] = work[MOVES, CELLS, NODES]
     if work[MOVES, CELLS, OUT_OF_NODES]:
-        return UNKNOWN
-    return 1 if value > 0 else (-1 if value < 0 else 0)
+        out[action] = UNKNOWN
+    else:
+        out[action] = 1 if value > 0 else (-1 if value < 0 else 0)
 
 
 class OthelloSolver:
@@ -273,6 +275,7 @@ class OthelloSolver:
         self._table = np.full((1 << table_bits, 3), NO_POSITION, dtype=np.uint64)
         self._work = np.zeros((2, CELLS + 1, CELLS), dtype=np.int64)
         self.last_nodes = 0
+        self.last_move_nodes = np.zeros(CELLS + 1, dtype=np.int64)
 
     def solve(self, state: np.ndarray) -> int:
         """The exact value of `state` for its side to move (its final disc difference from
@@ -285,16 +288,18 @@ class OthelloSolver:
 
     def move_outcomes(self, state: np.ndarray, node_limit: int = 0) -> np.ndarray:
         """int64[65]: each legal action's exact outcome (a pass when it is the only one) for
-        the side to move, who plays it: 1 a win, 0 a draw, -1 a loss; UNKNOWN for the moves
-        left when the search has used `node_limit` nodes (0: no limit) between them; ILLEGAL
-        for the other actions. Raises ValueError if the game is over."""
+        the side to move, who plays it: 1 a win, 0 a draw, -1 a loss; UNKNOWN where proving
+        it takes more than `node_limit` nodes (0: no limit; each move has its own); ILLEGAL
+        for the other actions. `last_move_nodes` holds each action's nodes, `last_nodes`
+        their sum. Raises ValueError if the game is over."""
         if state[STATUS] != ONGOING:
             raise ValueError("the game is over: there is no move to judge.")
         own, opp = self._sides(state)
         self._start(node_limit)
         out = np.empty(CELLS + 1, dtype=np.int64)
-        _move_outcomes(own, opp, *self._kernel_args(), out)
-        self._finish()
+        self.last_move_nodes = np.zeros(CELLS + 1, dtype=np.int64)
+        _move_outcomes(own, opp, *self._kernel_args(), out, self.last_move_nodes)
+        self.last_nodes = int(self.last_move_nodes.sum())
         return out
 
     def move_values(self, state: np.ndarray) -> np.ndarray:

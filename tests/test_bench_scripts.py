@@ -105,8 +105,8 @@ def test_endgame_margins_scores_each_heads_first_choice(tmp_path):
 
 def test_othello_losses_proves_where_each_lost_game_was_lost(tmp_path):
     """An untrained network with a tiny search loses to pure MCTS. From 14 empty cells on the
-    agent plays the solver's best moves, so there a lost game's positions are lost, and
-    its moves keep the position's outcome."""
+    agent plays the solver's best moves, so there a lost game's positions are lost, its
+    moves keep the position's outcome, and its value is that outcome."""
     path = tiny_checkpoint(tmp_path / "oth.pt", make_game("othello", rules="course"))
     (row,) = run_script("bench/othello_losses.py", f"checkpoint={path}", "level=300", "games=2",
                         "mcts.simulations=2", "threads=1", "nodes=300000")
@@ -115,5 +115,9 @@ def test_othello_losses_proves_where_each_lost_game_was_lost(tmp_path):
         solved = [(outcome, played) for empties, outcome, played, _ in
                   lost["empties_outcome_move_nodes"] if empties <= 14]
         assert solved and all(outcome == played == -1 for outcome, played in solved), lost
+        # the solver's moves report their exact outcome as the agent's value
+        assert all(value == -1 for empties, value in lost["empties_value_of_each_search"]
+                   if empties <= 14), lost
+        assert 0 <= lost["final_discs"] <= 60
     bad = run_script_process("bench/othello_losses.py", f"checkpoint={tmp_path / 'none.pt'}")
     assert bad.returncode == 2 and "no checkpoint" in bad.stderr and "Traceback" not in bad.stderr

@@ -154,8 +154,14 @@ def test_searches_cut_short_by_the_node_limit_leave_the_table_sound():
     values = OthelloSolver(game).move_values(state)
     legal = values != ILLEGAL
     solver = OthelloSolver(game)
-    for limit in (100, 1_000, 10_000):
-        assert (solver.move_outcomes(state, node_limit=limit)[legal] == UNKNOWN).any()
-        assert limit < solver.last_nodes < limit + 100  # and a few touched as it unwinds
+    for limit in (100, 300, 1_000):
+        outcomes = solver.move_outcomes(state, node_limit=limit)
+        cut = legal & (outcomes == UNKNOWN)
+        assert cut.any() and (solver.last_move_nodes[legal] > 0).all()
+        # each move has its own limit: a cut search stops at it (a few more touched as it
+        # unwinds), a proved one used no more
+        assert (solver.last_move_nodes[cut] > limit).all()
+        assert (solver.last_move_nodes < limit + 100).all()
+        assert solver.last_nodes == solver.last_move_nodes.sum()
     np.testing.assert_array_equal(solver.move_outcomes(state)[legal], np.sign(values[legal]))
-    assert solver.last_nodes > 10_000
+    assert solver.last_move_nodes.max() > 1_000
