@@ -15,8 +15,9 @@ for the agent (1 won, 0 drawn, -1 lost), the outcome of the move it played, and 
 used. A row with a position won or drawn and a move that loses is where the game was thrown
 away, and the proof saw it within the budget. `first_unproved` is the position before
 those: how many of its moves were proved to win, draw or lose, and the outcome of the move
-played there (2: not proved) with its nodes. Also per lost game: the agent's discs at the end, and the
-value (-1 to 1) its search gave each of its positions, with their playable empty cells.
+played there (2: not proved) with its nodes. Also per lost game: the agent's discs at the
+end, and the value (-1 to 1) its search gave each of its positions, with their playable
+empty cells.
 """
 from __future__ import annotations
 

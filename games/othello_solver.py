@@ -15,8 +15,8 @@ transposition table keeps a lower and an upper bound of each position's value wi
 position as key, so a probe never confuses two positions; it is kept between calls, since
 bounds hold whatever the root. `move_outcomes` proves only each move's win, draw or loss (a
 window of (-1, 1), far cheaper), within a node limit: a search that reaches it returns at
-once, storing nothing, so the table stays sound. Near the end, moves are tried in board order without the table
-(sorting and probing cost more than they save there).
+once, storing nothing, so the table stays sound. Near the end, moves are tried in board
+order without the table (sorting and probing cost more than they save there).
 """
 from __future__ import annotations
 
