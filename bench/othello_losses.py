@@ -91,11 +91,10 @@ def main(args: list[str]) -> dict:
         player_first = index % 2 == 0
         if code == DRAW or (code == FIRST_WON) == player_first:
             continue
-        discs = (game.board(finals[index]) == (1 if player_first else -1)).sum()
+        colour = 1 if player_first else -1  # Black's sign in board() and score()
         rows, horizon = proved_backwards(solver, game, moves[index], node_limit)
-        lost.append({"game": int(index),
-                     "final_margin": game.score(finals[index]) * (1 if player_first else -1),
-                     "final_discs": int(discs),
+        lost.append({"game": int(index), "final_margin": game.score(finals[index]) * colour,
+                     "final_discs": int((game.board(finals[index]) == colour).sum()),
                      "empties_value_of_each_search": values[index],
                      "empties_outcome_move_nodes": rows, "first_unproved": horizon})
     return {"checkpoint": str(cfg.get("checkpoint") or "shipped"), "level": level, "games": games,
