@@ -105,7 +105,7 @@ def validate_training(cfg: DictConfig) -> None:
 
 def validate_play_rules(game: DictConfig) -> None:
     """The game's help for its agent: Othello's endgame solver, Connect6's forced cells,
-    Connect-4's proven outcomes."""
+    Connect-4's and Othello's proven outcomes."""
     empties = game.get("endgame_solver_empties", 0)
     if not (_is_count(empties) and empties <= MOST_SOLVER_EMPTIES):
         raise ConfigError(f"game.endgame_solver_empties must be a whole number from 0 to "
@@ -123,9 +123,9 @@ def validate_play_rules(game: DictConfig) -> None:
     if not (_is_count(nodes) and nodes <= MOST_SOLVER_NODES):
         raise ConfigError(f"game.solver_nodes must be a whole number from 0 to "
                           f"{MOST_SOLVER_NODES} (more takes seconds a move), not {nodes!r}.")
-    if nodes and game.name != "connect4":
+    if nodes and game.name not in ("connect4", "othello"):
         raise ConfigError(f"game.solver_nodes needs a game with a solver that proves outcomes "
-                          f"(connect4), not {game.name}.")
+                          f"(connect4, othello), not {game.name}.")
 
 
 def _is_size(value) -> bool:

@@ -9,14 +9,16 @@ the search's own choice stands) and the exact value of the position for the side
   ForcedCells      Connect6 (`game.forced_moves`): a six this turn, a block of the opponent's
                    six next turn, a six next turn that cannot be blocked, a win by double
                    threats a few turns ahead (games/connect6_threats.py).
-  ProvenOutcomes   Connect-4 (`game.solver_nodes`): a column proved to win where there is one;
-                   else every column but those proved to lose, or, where every column's
-                   outcome is proved, those with the best. A won position then stays won and
-                   a drawn one never loses. Classic boards are solved exactly
-                   (games.connect4_solver: every column or none, within the budget); course
-                   boards, too large for it, by games.connect4_prover, which proves forced
-                   wins and losses column by column. Where nothing is proved, the search
-                   alone plays.
+  ProvenOutcomes   Connect-4 and Othello (`game.solver_nodes`): a move proved to win where
+                   there is one; else every move but those proved to lose, or, where every
+                   move's outcome is proved, those with the best. A won position then stays
+                   won and a drawn one never loses. Classic Connect-4 boards are solved
+                   exactly (games.connect4_solver: every column or none, within the budget);
+                   course boards, too large for it, by games.connect4_prover, which proves
+                   forced wins and losses column by column; Othello positions by
+                   games.othello_solver's move_outcomes, each move within the budget (so
+                   wipe-outs a few moves ahead are refused long before the exact endgame).
+                   Where nothing is proved, the search alone plays.
 
 Training's self-play and its gate do not use them: they train and measure the network.
 """
@@ -26,6 +28,8 @@ import numpy as np
 
 from games.connect4_prover import ILLEGAL, LOSS, UNKNOWN, WIN, Connect4Prover
 from games.connect4_solver import Connect4Solver, MAX_BITS
+from games.othello import Othello
+from games.othello_solver import OthelloSolver
 
 
 class ForcedCells:
@@ -45,11 +49,14 @@ class ProvenOutcomes:
     def __init__(self, game, node_limit: int):
         self.game = game
         self.node_limit = node_limit
-        # Either keeps its table between calls: one game's moves reuse what the last proved.
-        if solves_exactly(game):
-            self.solver, self.prover = Connect4Solver(game.rows[0], game.cols[0]), None
+        # Each keeps its table between calls: one game's moves reuse what the last proved.
+        self.solver = self.prover = self.othello = None
+        if isinstance(game, Othello):
+            self.othello = OthelloSolver(game)
+        elif solves_exactly(game):
+            self.solver = Connect4Solver(game.rows[0], game.cols[0])
         else:
-            self.solver, self.prover = None, Connect4Prover()
+            self.prover = Connect4Prover()
 
     def allowed(self, state) -> tuple[np.ndarray | None, float | None]:
         outcomes = self.outcomes(state)
@@ -65,7 +72,10 @@ class ProvenOutcomes:
 
     def outcomes(self, state) -> np.ndarray:
         """Each action's proved outcome for the side to move (WIN, DRAW, LOSS), UNKNOWN, or
-        for columns off this state's board (a smaller board than the widest) ILLEGAL."""
+        for columns off this state's board (a smaller board than the widest) ILLEGAL; for
+        Othello, illegal actions hold any other number (callers mask them with legal_mask)."""
+        if self.othello is not None:
+            return self.othello.move_outcomes(state, self.node_limit)
         board = self.game.board(state)
         if self.prover is not None:
             outcomes = self.prover.column_outcomes(board, self.game.forbidden_cell(state),

@@ -1,8 +1,9 @@
-"""The agent's move rules (alphazero.move_rules) on Connect-4. Classic boards: where the
-solver proves every column's outcome within its node budget, the agent plays a column with
-the best one and reports that outcome as its value, in matches and on the browser board;
-elsewhere its search alone plays. Course boards: a column proved to win is played, columns
-proved to lose are not. Connect6's forced cells are tested in tests/test_connect6_forced.py."""
+"""The agent's proven-outcome move rule (alphazero.move_rules). Classic Connect-4 boards:
+where the solver proves every column's outcome within its node budget, the agent plays a
+column with the best one and reports that outcome as its value, in matches and on the browser
+board; elsewhere its search alone plays. Course boards: a column proved to win is played,
+columns proved to lose are not. Othello: the same, move by move, within a budget per move.
+Connect6's forced cells are tested in tests/test_connect6_forced.py."""
 import random
 
 import numpy as np
@@ -14,8 +15,10 @@ from alphazero.players import AlphaZeroPlayer, make_player
 from alphazero.serve.agent import Agent
 from games import make_game
 from games.connect4_solver import Connect4Solver
+from games.othello_solver import UNKNOWN, OthelloSolver
 from tests.test_connect4_solver import random_moves_6x7
 from tests.test_evaluate import uniform_network
+from tests.test_othello_solver import endgame
 from tests.test_play import compose_config
 
 
@@ -85,7 +88,7 @@ def test_classic_players_prove_outcomes_as_configured_and_other_boards_refuse_it
     for overrides in (["game=connect4_classic", "game.solver_nodes=-1"],
                       ["game=connect4_classic", "game.solver_nodes=100000000"],
                       ["game=connect4_classic", "game.solver_nodes=1.5"],
-                      ["game=othello", "+game.solver_nodes=1000"]):
+                      ["game=connect6", "+game.solver_nodes=1000"]):
         with pytest.raises(ConfigError, match=r"game\.solver_nodes"):
             validate(compose_config("play", *overrides))
 
@@ -124,3 +127,74 @@ def test_columns_proved_to_lose_are_excluded_on_a_course_board():
     allowed, value = ProvenOutcomes(game, 400_000).allowed(state)
     assert value is None and allowed is not None
     assert allowed[2] and allowed[5] and not allowed.all()
+
+
+@pytest.mark.parametrize("rules", ["course", "standard"])
+def test_othello_positions_get_a_move_with_the_best_outcome(rules):
+    """At 12 empty cells every move's outcome is proved, so the rule alone picks the move."""
+    game, rng, positions = make_game("othello", rules=rules), np.random.default_rng(5), []
+    judge = OthelloSolver(game)
+    while len(positions) < 8:
+        state = endgame(game, rng, 12)
+        outcomes = judge.move_outcomes(state)[game.legal_mask(state)]
+        if outcomes.min() != outcomes.max():
+            positions.append((state, judge.move_outcomes(state)))
+    player = AlphaZeroPlayer(game, uniform_network, simulations=8,
+                             move_rule=ProvenOutcomes(game, 1_000_000))
+    actions = player.best_actions(np.stack([state for state, _ in positions]))
+    for action, value, (state, outcomes) in zip(actions, player.last_values, positions):
+        best = outcomes[game.legal_mask(state)].max()
+        assert outcomes[action] == best and value == best
+
+
+def wipe_out_threats(game, count, seed=0):
+    """Positions with 24 or more empty cells where some moves are proved to lose within
+    2,000 nodes and others are not: both sides keep the other's mobility low, which drives
+    games towards wipe-outs like those the recipe's networks lose (docs/experiments.md)."""
+    judge, rng, found = OthelloSolver(game), np.random.default_rng(seed), []
+    while len(found) < count:
+        state = game.new_state()
+        while game.status(state) == 0 and len(found) < count:
+            legal = game.legal_mask(state)
+            if game.playable_empties(state) >= 24:
+                outcomes = judge.move_outcomes(state, 2_000)[legal]
+                if (outcomes == -1).any() and (outcomes != -1).any():
+                    found.append(state.copy())
+            actions = np.flatnonzero(legal)
+            game.play(state, int(min(actions, key=lambda a: replies(game, state, a)))
+                      if rng.random() < 0.8 else int(rng.choice(actions)))
+    return found
+
+
+def replies(game, state, action) -> int:
+    after = state.copy()
+    game.play(after, int(action))
+    return int(game.legal_mask(after).sum()) if game.status(after) == 0 else 0
+
+
+def test_othello_moves_into_a_wipe_out_are_refused_far_from_the_endgame():
+    """The rule refuses exactly the moves its solver proves to lose (proofs under a node
+    limit are exact: tests/test_othello_solver.py) and leaves the unproved ones."""
+    game = make_game("othello", rules="course")
+    for state in wipe_out_threats(game, 4):
+        legal = game.legal_mask(state)
+        allowed, value = ProvenOutcomes(game, 2_000).allowed(state)
+        # A fresh solver with the same budget searches exactly as the rule's fresh one did.
+        outcomes = OthelloSolver(game).move_outcomes(state, 2_000)
+        assert value is None and allowed is not None
+        assert (allowed == legal & (outcomes != -1)).all()
+        assert allowed.any() and (outcomes[allowed] == UNKNOWN).any()
+
+
+def test_othello_positions_past_the_budget_leave_the_search_its_move():
+    game = make_game("othello", rules="course")
+    state = game.new_state()
+    assert (OthelloSolver(game).move_outcomes(state, 100)[game.legal_mask(state)] == UNKNOWN).all()
+    assert ProvenOutcomes(game, 100).allowed(state) == (None, None)
+
+
+def test_othello_players_prove_outcomes_when_asked():
+    cfg = compose_config("play", "game=othello", "device=cpu", "+game.solver_nodes=1000")
+    validate(cfg)
+    rule = make_player(build_game(cfg), cfg, "az").move_rule
+    assert isinstance(rule, ProvenOutcomes) and rule.othello is not None and rule.node_limit == 1000
