@@ -239,10 +239,10 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
     report = {"game": game.name, "game_params": game.params(),
               "checkpoint": str(cfg.checkpoint or "shipped default"),
               "simulations": cfg.mcts.simulations, "precision": player.inference.precision,
-              "opening_plies": cfg.eval.opening_plies,
+              "opening_plies": cfg.eval.opening_plies, "seed": cfg.seed,
               "endgame_solver_empties": player.endgame.empties if player.endgame else 0,
               "move_rule": player.move_rule.name if player.move_rule else None,
-              "rows": rows}
+              "solver_nodes": cfg.game.get("solver_nodes", 0), "rows": rows}
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return report
 
