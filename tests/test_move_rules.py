@@ -43,14 +43,20 @@ def classic():
     return make_game("connect4", rows=6, cols=7, forbidden=None)
 
 
-def test_proven_positions_get_a_column_with_the_best_outcome_and_that_value(classic):
-    positions = positions_where_the_outcome_depends_on_the_move(classic, 12, 16)
-    player = AlphaZeroPlayer(classic, uniform_network, simulations=8,
-                             move_rule=ProvenOutcomes(classic, 1_000_000))
+def assert_the_rule_plays_a_best_outcome(game, positions):
+    """Each of `positions` ((state, each action's exact outcome)) gets, from a uniform network
+    with 8 simulations and the rule, a move of the best outcome and that outcome as value."""
+    player = AlphaZeroPlayer(game, uniform_network, simulations=8,
+                             move_rule=ProvenOutcomes(game, 1_000_000))
     actions = player.best_actions(np.stack([state for state, _ in positions]))
     for action, value, (state, outcomes) in zip(actions, player.last_values, positions):
-        best = outcomes[classic.legal_mask(state)].max()
+        best = outcomes[game.legal_mask(state)].max()
         assert outcomes[action] == best and value == best
+
+
+def test_proven_positions_get_a_column_with_the_best_outcome_and_that_value(classic):
+    positions = positions_where_the_outcome_depends_on_the_move(classic, 12, 16)
+    assert_the_rule_plays_a_best_outcome(classic, positions)
 
 
 def test_without_the_rule_the_same_search_misses_some_of_them(classic):
@@ -136,15 +142,11 @@ def test_othello_positions_get_a_move_with_the_best_outcome(rules):
     judge = OthelloSolver(game)
     while len(positions) < 8:
         state = endgame(game, rng, 12)
-        outcomes = judge.move_outcomes(state)[game.legal_mask(state)]
-        if outcomes.min() != outcomes.max():
-            positions.append((state, judge.move_outcomes(state)))
-    player = AlphaZeroPlayer(game, uniform_network, simulations=8,
-                             move_rule=ProvenOutcomes(game, 1_000_000))
-    actions = player.best_actions(np.stack([state for state, _ in positions]))
-    for action, value, (state, outcomes) in zip(actions, player.last_values, positions):
-        best = outcomes[game.legal_mask(state)].max()
-        assert outcomes[action] == best and value == best
+        outcomes = judge.move_outcomes(state)
+        legal = outcomes[game.legal_mask(state)]
+        if legal.min() != legal.max():
+            positions.append((state, outcomes))
+    assert_the_rule_plays_a_best_outcome(game, positions)
 
 
 def wipe_out_threats(game, count, seed=0):
