@@ -55,7 +55,7 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
             raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
-    for key in ("selfplay.q_share", "selfplay.opening_share"):
+    for key in ("selfplay.q_share", "selfplay.opening_share", "mcts.rollout_share"):
         value = OmegaConf.select(cfg, key)
         if not (_is_number(value) and 0 <= value <= 1):
             raise ConfigError(f"{key} must be a number from 0 to 1, not {value!r}.")
@@ -272,7 +272,7 @@ def search_config(cfg: DictConfig, network_discount: float = 1.0,
                         leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
                         discount=network_discount if m.discount is None else m.discount,
                         score_utility=network_score_utility if m.score_utility is None
-                        else m.score_utility)
+                        else m.score_utility, rollout_share=m.rollout_share)
 
 
 def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.arrays import copy_into
+from games.rng import make_rng
 from games.specialize import specialize
 
 # nodes[b, n, :] fields
@@ -51,6 +52,9 @@ class SearchConfig:
                                 # piece margin over the board's cells, the value a network
                                 # trained with the same w predicts (selfplay), so of two
                                 # wins the search prefers the larger (Othello's discs)
+    rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
+                                # the outcome of one random playout from it (AlphaGo's mix),
+                                # so the search also sees what random play runs into
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode` are
@@ -148,13 +152,16 @@ def apply_virtual_loss(nodes, value0, b, leaf):
 
 def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, root_states,
                   active, target_sims, leaves_per_tree, c_puct, fpu_reduction, discount,
-                  score_utility, out_planes, out_masks, leaf_tree, leaf_node):
+                  score_utility, rollout_share, rng, out_planes, out_masks, leaf_tree, leaf_node,
+                  leaf_playout):
     """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
     `leaves_per_tree` leaves. Terminal leaves are backed up here (their outcome, mixed with
-    their margin when score_utility > 0); the others are encoded into out_planes/out_masks.
-    Returns the number of leaves to evaluate."""
+    their margin when score_utility > 0); the others are encoded into out_planes/out_masks,
+    and when rollout_share > 0 played out at random (the outcome into leaf_playout, first
+    player's view; `rng` a games.rng state). Returns the number of leaves to evaluate."""
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
+    playout = np.empty_like(state)
     for b in range(nodes.shape[0]):
         if not active[b]:
             continue
@@ -202,6 +209,9 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
             apply_virtual_loss(nodes, value0, b, n)
             legal_actions(state, out_masks[count])  # noqa: F821
             encode(state, out_planes[count])  # noqa: F821
+            if rollout_share > 0.0:
+                copy_into(playout, state)
+                leaf_playout[count] = value_for_first(random_playout(playout, rng))  # noqa: F821
             leaf_tree[count] = b
             leaf_node[count] = n
             count += 1
@@ -209,9 +219,11 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
 
 
 def expand_and_backup(nodes, value0, edge_action, edge_prior, edge_child, trees,
-                      masks, priors, values, leaf_tree, leaf_node, count, discount):
+                      masks, priors, values, leaf_tree, leaf_node, count, discount,
+                      rollout_share, leaf_playout):
     """Give each evaluated leaf its edges (priors renormalised over legal actions) and back
-    up its value (from the view of the side to move at the leaf)."""
+    up its value (from the view of the side to move at the leaf), mixed with its random
+    playout's outcome when rollout_share > 0."""
     for i in range(count):
         b = leaf_tree[i]
         n = leaf_node[i]
@@ -232,6 +244,8 @@ def expand_and_backup(nodes, value0, edge_action, edge_prior, edge_child, trees,
         nodes[b, n, NUM_EDGES] = k
         nodes[b, n, PENDING] = 0
         v0 = values[i] if nodes[b, n, TO_PLAY] == 0 else -values[i]
+        if rollout_share > 0.0:
+            v0 = (1.0 - rollout_share) * v0 + rollout_share * leaf_playout[i]
         backup(nodes, value0, b, n, v0, True, discount)
         trees[b, SIMS] += 1
 
@@ -341,6 +355,8 @@ class BatchedSearch:
         self.masks = np.zeros((n, game.num_actions), dtype=np.bool_)
         self.leaf_tree = np.zeros(n, dtype=np.int64)
         self.leaf_node = np.zeros(n, dtype=np.int64)
+        self.leaf_playout = np.zeros(n, dtype=np.float64)
+        self.playout_rng = make_rng(seed)
         self.visit_buffer = np.zeros((B, game.num_actions), dtype=np.float32)
 
     @property
@@ -377,7 +393,9 @@ class BatchedSearch:
                                     self.edge_child, self.trees, self.root_states, self.active,
                                     targets, cfg.leaves_per_tree, cfg.c_puct,
                                     cfg.fpu_reduction, cfg.discount, cfg.score_utility,
-                                    self.planes, self.masks, self.leaf_tree, self.leaf_node)
+                                    cfg.rollout_share, self.playout_rng, self.planes,
+                                    self.masks, self.leaf_tree, self.leaf_node,
+                                    self.leaf_playout)
             if count == 0:
                 if not np.any(self.active & (self.trees[:, SIMS] < targets)):
                     return evaluated
@@ -387,7 +405,8 @@ class BatchedSearch:
                                 self.edge_child, self.trees, self.masks,
                                 np.ascontiguousarray(priors, dtype=np.float32),
                                 np.ascontiguousarray(values, dtype=np.float32),
-                                self.leaf_tree, self.leaf_node, count, cfg.discount)
+                                self.leaf_tree, self.leaf_node, count, cfg.discount,
+                                cfg.rollout_share, self.leaf_playout)
             evaluated += count
 
     def _targets(self, simulations: np.ndarray | None) -> np.ndarray:

@@ -5,7 +5,8 @@ import pytest
 
 from alphazero.mcts import (IN_EDGE, NODES_USED, PARENT, STATUS, TO_PLAY, VISITS, BatchedSearch,
                             SearchConfig)
-from games import ONGOING, make_game
+from games import FIRST_WON, ONGOING, SECOND_WON, make_game
+from games.rng import make_rng
 from games.othello_solver import OthelloSolver
 from tests.search_positions import (BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position,
                                     winning_moves)
@@ -243,6 +244,36 @@ def test_score_utility_wins_by_the_largest_margin():
                                for a, (state, values) in zip(actions, cases))
     assert largest[0.5] >= 0.8 * len(cases)  # 17 of 20 here
     assert largest[0.0] <= 0.6 * len(cases)  # 11 of 20: as good as a guess among the wins
+
+
+@pytest.mark.parametrize("name,params", [("connect4", {"rows": 6, "cols": 7}), ("othello", {})])
+def test_rollout_share_mixes_one_playout_into_each_leaf(name, params):
+    """A search of one simulation values its root at (1 - w) * the network's value + w * the
+    outcome of the random playout its generator draws, for the side to move; w = 0 plays none."""
+    game = make_game(name, **params)
+    rng = np.random.default_rng(3)
+    network_value = 0.4
+
+    def constant(planes, legal):
+        return uniform_evaluator(planes, legal)[0], np.full(len(planes), network_value, np.float32)
+
+    outcomes = set()
+    for seed in range(12):
+        state = game.new_state()
+        for _ in range(int(rng.integers(0, 12))):
+            game.play(state, int(rng.choice(game.legal_list(state))))
+        playout = state.copy()
+        final = game.kernels["random_playout"](playout, make_rng(seed))
+        outcome = {FIRST_WON: 1.0, SECOND_WON: -1.0}.get(final, 0.0)
+        outcome = outcome if game.to_move(state) == 0 else -outcome
+        outcomes.add(outcome)
+        for share in (0.0, 0.3, 1.0):
+            search = BatchedSearch(game, 1, 1, SearchConfig(rollout_share=share), seed=seed)
+            search.set_root(0, state)
+            search.run(constant)
+            expected = (1 - share) * network_value + share * outcome
+            assert search.root_values()[0] == pytest.approx(expected, abs=1e-6)
+    assert len(outcomes) >= 2  # the playouts do differ
 
 
 @pytest.mark.parametrize("name", ["connect6", "othello"])
