@@ -51,7 +51,17 @@ def test_playing_and_measuring_search_with_the_games_playing_budget(command):
     for game in ("connect6", "connect4_classic", "othello"):
         cfg = compose_config(command, f"game={game}")
         assert cfg.mcts.simulations == cfg.game.play_simulations >= 800
+        assert cfg.mcts.rollout_share == (0.25 if game == "othello" else 0.0)
     assert compose_config(command, "game=othello", "mcts.simulations=200").mcts.simulations == 200
+    assert compose_config(command, "game=othello", "mcts.rollout_share=0").mcts.rollout_share == 0
+
+
+def test_the_othello_agent_searches_with_random_playouts_and_self_play_without():
+    """The agent users play mixes one random playout into each leaf (0.25); training's own
+    search, which makes the recipe's targets, does not."""
+    cfg = compose_config("play", "game=othello")
+    assert make_player(build_game(cfg), cfg, "az", None).search_config.rollout_share == 0.25
+    assert compose_config("config", "game=othello").mcts.rollout_share == 0.0
 
 
 def test_training_keeps_the_recipes_self_play_budget():
@@ -68,6 +78,7 @@ def test_training_keeps_the_recipes_self_play_budget():
     (["pool.kind=ray"], "pool=ray"),
     (["train.optimizer=rmsprop"], "train.optimizer"),
     (["mcts.score_utility=1"], "mcts.score_utility"),
+    (["mcts.rollout_share=1.5"], "mcts.rollout_share"),
     (["model.sizes.ownership=yes"], "model.sizes.ownership"),
 ])
 def test_bad_settings_are_refused_before_any_work(overrides, words):
