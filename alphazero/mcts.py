@@ -161,7 +161,6 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
     player's view; `rng` a games.rng state). Returns the number of leaves to evaluate."""
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
-    playout = np.empty_like(state)
     for b in range(nodes.shape[0]):
         if not active[b]:
             continue
@@ -209,9 +208,8 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
             apply_virtual_loss(nodes, value0, b, n)
             legal_actions(state, out_masks[count])  # noqa: F821
             encode(state, out_planes[count])  # noqa: F821
-            if rollout_share > 0.0:
-                copy_into(playout, state)
-                leaf_playout[count] = value_for_first(random_playout(playout, rng))  # noqa: F821
+            if rollout_share > 0.0:  # the walk is done with `state`: play it out in place
+                leaf_playout[count] = value_for_first(random_playout(state, rng))  # noqa: F821
             leaf_tree[count] = b
             leaf_node[count] = n
             count += 1
