@@ -72,12 +72,6 @@ def validate(cfg: DictConfig) -> None:
                           f"not {snapshot_games!r}.")
     validate_model(cfg.model)
     validate_play_rules(cfg.game)
-    forced = cfg.selfplay.forced_moves
-    if not isinstance(forced, bool):
-        raise ConfigError(f"selfplay.forced_moves must be true or false, not {forced!r}.")
-    if forced and cfg.game.name != "connect6":
-        raise ConfigError(f"selfplay.forced_moves needs a game whose rules name forced cells "
-                          f"(connect6), not {cfg.game.name}.")
     if cfg.threads != "auto" and not (_is_count(cfg.threads) and cfg.threads > 0):
         raise ConfigError(f"threads must be auto or a whole number of at least 1, not {cfg.threads!r}.")
     if cfg.eval.gate not in ("pure", "previous"):
@@ -286,5 +280,4 @@ def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:
     return SelfPlayConfig(simulations=cfg.mcts.simulations, games_in_parallel=s.games_in_parallel,
                           temperature_moves=s.temperature_moves, noise=s.noise,
                           full_search_share=s.full_search_share, fast_simulations=s.fast_simulations,
-                          opening_plies=s.opening_plies, opening_share=s.opening_share,
-                          forced_moves=s.forced_moves)
+                          opening_plies=s.opening_plies, opening_share=s.opening_share)

@@ -20,9 +20,7 @@ the search's own choice stands) and the exact value of the position for the side
                    wipe-outs a few moves ahead are refused long before the exact endgame).
                    Where nothing is proved, the search alone plays.
 
-Training's self-play and its gate do not use them: they train and measure the network
-(Connect6's self-play follows its forced cells only with the experimental
-`selfplay.forced_moves`, alphazero.selfplay).
+Training's self-play and its gate do not use them: they train and measure the network.
 """
 from __future__ import annotations
 

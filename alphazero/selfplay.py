@@ -40,7 +40,6 @@ class SelfPlayConfig:
     fast_simulations: int = 32  # the other moves' search budget
     opening_plies: int = 0  # this many uniformly random moves start a share of the games
     opening_share: float = 0.0  # (not recorded): the positions users reach from random openings
-    forced_moves: bool = False  # Connect6: choose the move, and record pi, among forced cells
 
 
 @dataclass
@@ -129,8 +128,6 @@ class SelfPlayWorker:
         search.run(self.evaluator, add_noise=noisy,
                    simulations=np.where(full, cfg.simulations, cfg.fast_simulations))
         visits = search.visit_counts()
-        if cfg.forced_moves:
-            self._keep_forced(visits)
         root_values = search.root_values()
         plies = np.array([game.kernels["ply"](s) for s in self.states])
         temperature = np.where(plies < cfg.temperature_moves, 1.0, 0.0)
@@ -156,21 +153,6 @@ class SelfPlayWorker:
                 self.histories[b] = _History()
                 self.states[b] = self._new_game(b)
         return finished
-
-    def _keep_forced(self, visits: np.ndarray) -> None:
-        """Where the game's rules force cells (Connect6's `forced_cells`: the agent's rule at
-        play), keep only their visits, so that the move is chosen and pi recorded among them;
-        where the search visited none of them, the network's priors there stand in (plus a
-        floor, so that a forced cell the network rates 0 still counts)."""
-        priors = None
-        for b, state in enumerate(self.states):
-            forced = self.game.forced_cells(state)
-            if forced is None:
-                continue
-            visits[b][~forced] = 0
-            if visits[b].sum() == 0:
-                priors = self.search.root_priors() if priors is None else priors
-                visits[b][forced] = priors[b][forced] + 1e-6
 
     def _outcomes(self, history: _History, result: int, owners: np.ndarray) -> np.ndarray:
         """z per recorded position, shrunk by the search's discount per ply left to play, and

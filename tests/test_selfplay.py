@@ -231,26 +231,3 @@ def test_a_dead_worker_is_restarted_and_games_keep_coming(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True", "1", "1"]
 
-
-
-def forced_positions(game, record):
-    """(ply, move, forced cells, recorded pi or None) wherever the rules forced cells."""
-    state = game.new_state()
-    recorded = dict(zip(record.recorded_plies.tolist(), record.pis))
-    for ply, move in enumerate(record.moves.tolist()):
-        forced = game.forced_cells(state)
-        if forced is not None:
-            yield ply, move, forced, recorded.get(ply)
-        game.play(state, move)
-
-
-def test_forced_moves_in_self_play_choose_and_record_among_the_forced_cells():
-    """Connect6 7x7 with a uniform network: without the option some stones leave a six
-    unmade or unblocked; with it none does, and pi there covers forced cells only."""
-    game = make_game("connect6", size=7)
-    plain = [p for record in finished_games(game, 4) for p in forced_positions(game, record)]
-    assert any(not forced[move] for _, move, forced, _ in plain)
-    ruled = [p for record in finished_games(game, 4, forced_moves=True)
-             for p in forced_positions(game, record)]
-    assert ruled and all(forced[move] for _, move, forced, _ in ruled)
-    assert all(pi[~forced].sum() == 0 for _, _, forced, pi in ruled if pi is not None)
