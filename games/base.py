@@ -62,6 +62,14 @@ def int_param(game: str, key: str, value, low: int, high: int) -> int:
     return number
 
 
+def bool_param(game: str, key: str, value) -> bool:
+    """`value` as a bool (true/false, as YAML and Hydra give it), or a GameError naming the
+    parameter."""
+    if not isinstance(value, bool):
+        raise GameError(f"{game} parameter {key} must be true or false, not '{value}'.")
+    return value
+
+
 class Game:
     name: str = ""
     num_actions: int

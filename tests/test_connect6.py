@@ -443,6 +443,100 @@ def test_turn_memory_planes():
     assert planes[3].sum() == 0 and planes[0, 5, 5] == 1 and planes[1].sum() == 2
 
 
+def reference_threat_planes(ref: Reference) -> np.ndarray:
+    """The threat planes written plainly: for each side (the mover first) and empty cell, the
+    most stones of that side in any window of six through the cell without the other side's
+    stones, per direction; planes for a best of 3, 4 and 5, and for 3s in two directions."""
+    n = ref.size
+    out = np.zeros((8, n, n), dtype=np.float32)
+    mover = ref.player() + 1
+    for side, colour in enumerate((mover, 3 - mover)):
+        for r in range(n):
+            for c in range(n):
+                if ref.board[r][c] != 0:
+                    continue
+                per_direction = []
+                for dr, dc in DIRECTIONS:
+                    best = 0
+                    for back in range(6):  # the window starts `back` cells before (r, c)
+                        cells = [(r + (k - back) * dr, c + (k - back) * dc) for k in range(6)]
+                        if not all(0 <= y < n and 0 <= x < n for y, x in cells):
+                            continue
+                        stones = [ref.board[y][x] for y, x in cells]
+                        if 3 - colour not in stones:
+                            best = max(best, stones.count(colour))
+                    per_direction.append(best)
+                for level, threshold in enumerate((3, 4, 5)):
+                    out[4 * side + level, r, c] = max(per_direction) >= threshold
+                out[4 * side + 3, r, c] = sum(best >= 3 for best in per_direction) >= 2
+    return out
+
+
+@pytest.mark.parametrize("size", [6, 7, 10])
+def test_threat_planes_match_the_reference(size):
+    rng = random.Random(size)
+    game = make_game("connect6", size=size, threat_planes=True)
+    assert game.planes == 12 and game.params() == {"size": size, "threat_planes": True}
+    lit = np.zeros(8, dtype=bool)
+    for stones in list(range(0, size * size, 3)) * 2:
+        state, ref = game.new_state(), Reference(size)
+        # Half the positions are uniformly random; in the other half Black plays in a corner
+        # of the board and White outside it, which builds the open lines, crossing ones too,
+        # that random play rarely does.
+        apart = rng.random() < 0.5
+        while len(ref.history) < stones and ref.result == ONGOING:
+            own = [a for a in ref.legal() if (max(divmod(a, size)) <= size // 2) == (ref.player() == 0)]
+            action = rng.choice(own if apart and own else ref.legal())
+            game.play(state, action)
+            ref.play(action)
+        planes = game.encode(state)
+        np.testing.assert_array_equal(planes[:4], ref.planes())
+        np.testing.assert_array_equal(planes[4:], reference_threat_planes(ref))
+        lit |= planes[4:].sum(axis=(1, 2)) > 0
+    if size == 10:
+        assert lit.all()  # every threat plane was compared while lit on some position
+
+
+def cells_of(plane: np.ndarray, size: int) -> set[str]:
+    return {notation(size, int(a)) for a in np.flatnonzero(plane)}
+
+
+def test_threat_planes_mark_threes_and_a_double_three():
+    # Black holds B5 C5 D5 along row 5 and E6 E7 E8 up column E; White's six stones hold at
+    # most two in any window. White to move, so Black's planes are the opponent's (8-11).
+    game = make_game("connect6", size=10, threat_planes=True)
+    state = game.play_moves(game.new_state(), ["B5", "J1", "K1", "C5", "D5", "J2", "K2", "E6",
+                                               "E7", "A1", "A2", "E8", "K10"])
+    planes = game.encode(state)
+    assert planes[4:8].sum() == 0
+    assert cells_of(planes[8], 10) == {"A5", "E5", "F5", "G5", "E3", "E4", "E9", "E10"}
+    assert planes[9].sum() == 0 and planes[10].sum() == 0
+    assert cells_of(planes[11], 10) == {"E5"}  # one stone there makes two fours
+    game.play_moves(state, ["F5", "G5"])  # White blocks the row; Black's column stays
+    planes = game.encode(state)  # Black to move: its planes are the mover's (4-7)
+    assert cells_of(planes[4], 10) == {"E3", "E4", "E5", "E9", "E10"}
+    assert planes[7].sum() == 0
+
+
+def test_threat_planes_move_with_the_symmetries():
+    rng = random.Random(3)
+    game = make_game("connect6", size=10, threat_planes=True)
+    for stones in (5, 20, 41):
+        _, state, _ = random_position(10, stones, rng)
+        cells, _ = game.symmetries(state)
+        planes = game.encode(state).reshape(12, -1)
+        for g in range(8):
+            moved = np.zeros_like(planes)
+            moved[:, cells[g]] = planes
+            np.testing.assert_array_equal(game.encode(game.transform_state(state, g)).reshape(12, -1),
+                                          moved)
+
+
+def test_threat_planes_parameter_must_be_a_bool():
+    with pytest.raises(GameError, match="threat_planes must be true or false"):
+        make_game("connect6", threat_planes="yes")
+
+
 def test_same_position_in_either_stone_order_is_the_same_state():
     game, one, _ = start(10, ["F5", "A1", "K10"])
     _, other, _ = start(10, ["F5", "K10", "A1"])
