@@ -81,7 +81,9 @@ def check_plays(checkpoint: dict, game, path) -> None:
 
 def describe_params(params) -> str:
     """Game parameters as a user types them: {'rows': [9, 12], 'forbidden': None} ->
-    'rows=[9, 12] forbidden=null'."""
+    'rows=[9, 12] forbidden=null' (and true/false for booleans)."""
     if not isinstance(params, dict):
         return str(params)
-    return " ".join(f"{key}={'null' if value is None else value}" for key, value in params.items())
+    def typed(value):
+        return "null" if value is None else str(value).lower() if isinstance(value, bool) else value
+    return " ".join(f"{key}={typed(value)}" for key, value in params.items())

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.base import DRAW, ONGOING, Game, bool_param, check_param_names, int_param
+from games.base import DRAW, ONGOING, Game, GameError, bool_param, check_param_names, int_param
 from games.connect6_threats import cell_windows, compile_threat_search, forced_cells, six_windows
 from games.rng import rand_below
 from games.stone_board import (COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard, add_to_lines,
@@ -279,6 +279,14 @@ class Connect6(StoneBoard, Game):
     def params(self) -> dict:
         # threat_planes only when set, so that networks trained without it keep their params
         return {"size": self.size, "threat_planes": True} if self.threat_planes else {"size": self.size}
+
+    def played_by(self, trained: dict) -> bool:
+        """A network trained on this board size, with or without threat planes: the two
+        share the state layout, and its search encodes positions as it was trained to."""
+        try:
+            return Connect6(**trained).size == self.size
+        except (GameError, TypeError):
+            return False
 
     def new_state(self, rng=None) -> np.ndarray:
         return self.empty_board((self.size, 0, ONGOING, NONE, NONE, NONE))
