@@ -124,31 +124,30 @@ DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
 @njit(cache=True)
-def _open_window_counts(board, size, width, colour, best):
-    """best[d, row, col]: for each empty cell, the most `colour` stones in a window of
-    direction d through it that holds none of the other colour's stones (0 if none)."""
+def _open_window_counts(board, size, width, best):
+    """best[colour - 1, d, row, col]: for each empty cell, the most `colour` stones in a
+    window of direction d through it that holds none of the other colour's stones (0 if
+    none)."""
     best[:] = 0
     for d in range(4):
         d_row, d_col = DIRECTIONS[d]
         for row in range(size):
             for col in range(size):
-                end_row, end_col = row + 5 * d_row, col + 5 * d_col
+                end_row, end_col = row + (ROW_TO_WIN - 1) * d_row, col + (ROW_TO_WIN - 1) * d_col
                 if end_row >= size or end_col < 0 or end_col >= size:
                     continue
-                count = 0
-                blocked = False
-                for k in range(6):
+                first, second = 0, 0  # stones of colour 1 and colour 2 in the window
+                for k in range(ROW_TO_WIN):
                     stone = board[(row + k * d_row + 1) * width + col + k * d_col]
-                    if stone == colour:
-                        count += 1
-                    elif stone != EMPTY:
-                        blocked = True
-                if blocked:
-                    continue
-                for k in range(6):
+                    first += stone == 1
+                    second += stone == 2
+                if first > 0 and second > 0:
+                    continue  # both colours hold a stone: open for neither
+                side, count = (0, first) if first > 0 else (1, second)
+                for k in range(ROW_TO_WIN):
                     r, c = row + k * d_row, col + k * d_col
-                    if board[(r + 1) * width + c] == EMPTY and count > best[d, r, c]:
-                        best[d, r, c] = count
+                    if board[(r + 1) * width + c] == EMPTY and count > best[side, d, r, c]:
+                        best[side, d, r, c] = count
 
 
 @njit(cache=True)
@@ -157,22 +156,21 @@ def encode_threats(state, out):
     for the opponent (see THREAT_LEVELS)."""
     encode(state, out[:4])
     size = state[SIZE]
-    width = size + 1
     board = state[BOARD:]
     out[4:] = 0.0
-    best = np.zeros((4, size, size), dtype=np.int64)
+    best = np.zeros((2, 4, size, size), dtype=np.int64)
+    _open_window_counts(board, size, size + 1, best)
     own = _mover(state[PLY]) + 1
     for side in range(2):
         colour = own if side == 0 else 3 - own
-        _open_window_counts(board, size, width, colour, best)
         first = 4 + side * PLANES_PER_SIDE
         for row in range(size):
             for col in range(size):
                 most = 0
                 threes = 0
                 for d in range(4):
-                    most = max(most, best[d, row, col])
-                    threes += best[d, row, col] >= 3
+                    most = max(most, best[colour - 1, d, row, col])
+                    threes += best[colour - 1, d, row, col] >= 3
                 for level in range(len(THREAT_LEVELS)):
                     if most >= THREAT_LEVELS[level]:
                         out[first + level, row, col] = 1.0
