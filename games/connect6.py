@@ -124,11 +124,11 @@ DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
 @njit(cache=True)
-def _open_window_counts(board, size, width, best):
-    """best[colour - 1, d, row, col]: for each empty cell, the most `colour` stones in a
-    window of direction d through it that holds none of the other colour's stones (0 if
-    none)."""
-    best[:] = 0
+def _open_window_counts(board, size, best):
+    """Fills best[colour - 1, d, row, col] (zeros on entry): for each empty cell, the most
+    `colour` stones in a window of direction d through it that holds none of the other
+    colour's stones (0 if none)."""
+    width = size + 1
     for d in range(4):
         d_row, d_col = DIRECTIONS[d]
         for row in range(size):
@@ -159,7 +159,7 @@ def encode_threats(state, out):
     board = state[BOARD:]
     out[4:] = 0.0
     best = np.zeros((2, 4, size, size), dtype=np.int64)
-    _open_window_counts(board, size, size + 1, best)
+    _open_window_counts(board, size, best)
     own = _mover(state[PLY]) + 1
     for side in range(2):
         colour = own if side == 0 else 3 - own
