@@ -126,6 +126,9 @@ def validate_play_rules(game: DictConfig) -> None:
     if nodes and game.name not in ("connect4", "othello"):
         raise ConfigError(f"game.solver_nodes needs a game with a solver that proves outcomes "
                           f"(connect4, othello), not {game.name}.")
+    per_column = game.get("solver_per_column", False)
+    if not isinstance(per_column, bool):
+        raise ConfigError(f"game.solver_per_column must be true or false, not {per_column!r}.")
 
 
 def _is_size(value) -> bool:

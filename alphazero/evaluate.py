@@ -243,6 +243,7 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
               "endgame_solver_empties": player.endgame.empties if player.endgame else 0,
               "move_rule": player.move_rule.name if player.move_rule else None,
               "solver_nodes": cfg.game.get("solver_nodes", 0),
+              "solver_per_column": cfg.game.get("solver_per_column", False),
               "rollout_share": player.search_config.rollout_share, "rows": rows}
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return report

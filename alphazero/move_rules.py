@@ -13,9 +13,11 @@ the search's own choice stands) and the exact value of the position for the side
                    there is one; else every move but those proved to lose, or, where every
                    move's outcome is proved, those with the best. A won position then stays
                    won and a drawn one never loses. Classic Connect-4 boards are solved
-                   exactly (games.connect4_solver: every column or none, within the budget);
-                   course boards, too large for it, by games.connect4_prover, which proves
-                   forced wins and losses column by column; Othello positions by
+                   exactly by games.connect4_solver: every column or none within the budget,
+                   or with `game.solver_per_column` (experimental, docs/experiments.md)
+                   column by column, each keeping its outcome where its proof fits. Course
+                   boards, too large for it, by games.connect4_prover, which proves forced
+                   wins and losses column by column; Othello positions by
                    games.othello_solver's move_outcomes, each move within the budget (so
                    wipe-outs a few moves ahead are refused long before the exact endgame).
                    Where nothing is proved, the search alone plays.
@@ -27,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.connect4_prover import ILLEGAL, LOSS, UNKNOWN, WIN, Connect4Prover
-from games.connect4_solver import Connect4Solver, MAX_BITS
+from games.connect4_solver import ILLEGAL_MOVE_SCORE, MAX_BITS, UNPROVED, Connect4Solver
 from games.othello import Othello
 from games.othello_solver import OthelloSolver
 
@@ -46,9 +48,10 @@ class ForcedCells:
 class ProvenOutcomes:
     name = "proven_outcomes"
 
-    def __init__(self, game, node_limit: int):
+    def __init__(self, game, node_limit: int, per_column: bool = False):
         self.game = game
         self.node_limit = node_limit
+        self.per_column = per_column  # classic boards: keep each column's proof that fits
         # Each keeps its table between calls: one game's moves reuse what the last proved.
         self.solver = self.prover = self.othello = None
         if isinstance(game, Othello):
@@ -80,6 +83,10 @@ class ProvenOutcomes:
         if self.prover is not None:
             outcomes = self.prover.column_outcomes(board, self.game.forbidden_cell(state),
                                                    self.node_limit)
+        elif self.per_column:
+            outcomes = self.solver.column_outcomes_on_board(board, self.node_limit)
+            outcomes[outcomes == UNPROVED] = UNKNOWN
+            outcomes[outcomes == ILLEGAL_MOVE_SCORE] = ILLEGAL
         else:
             outcomes = self.solver.move_scores_on_board(board, self.node_limit, outcome_only=True)
             if outcomes is None:
@@ -117,4 +124,5 @@ def move_rule(game, game_cfg):
     if game_cfg.get("forced_moves", False):
         return ForcedCells(game)
     nodes = game_cfg.get("solver_nodes", 0)
-    return ProvenOutcomes(game, nodes) if nodes else None
+    return (ProvenOutcomes(game, nodes, game_cfg.get("solver_per_column", False)) if nodes
+            else None)

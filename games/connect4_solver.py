@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 ILLEGAL_MOVE_SCORE = -1000  # move_scores' value for a full column
+UNPROVED = 2  # column_outcomes_on_board's value for a column not proved within the budget
 MAX_BITS = 63  # (rows + 1) * cols must fit below the sign bit of an int64
 
 # geometry array slots
@@ -275,29 +276,34 @@ def _solve(current, mask, stones, geo, order, table, move_buf, score_buf, stats)
 def _move_scores(current, mask, stones, geo, order, table, move_buf, score_buf,
                  stats, outcome_only, out):
     """Fill `out` with the exact score of every column (ILLEGAL_MOVE_SCORE for full ones),
-    or with `outcome_only` just its sign (1 win, 0 draw, -1 loss): one search with the
-    window (-1, 1) proves that, far cheaper than the exact score early in the game."""
-    cells = geo[CELLS]
-    threats = _winning_cells(current, mask, geo)
+    or with `outcome_only` just its sign (1 win, 0 draw, -1 loss)."""
     for col in range(geo[COLS]):
-        if mask & _top_cell(col, geo):
-            out[col] = ILLEGAL_MOVE_SCORE
-            continue
-        move = (mask + (1 << (col * geo[HEIGHT]))) & _column_cells(col, geo)
-        if move & threats:
-            out[col] = 1 if outcome_only else (cells + 1 - stones) // 2
-            continue
-        if outcome_only:
-            # np.int64: a literal argument would compile a second version of the recursive
-            # search, which Numba's cache then loads wrongly (numba issue 6713: a segfault).
-            reply = _search(current ^ mask, mask | move, stones + 1, np.int64(-1), np.int64(1),
-                            geo, order, table, move_buf, score_buf, stats)
-            out[col] = 1 if reply < 0 else (-1 if reply > 0 else 0)
-        else:
-            out[col] = -_solve(current ^ mask, mask | move, stones + 1, geo, order, table,
-                               move_buf, score_buf, stats)
+        out[col] = _column_score(current, mask, stones, col, geo, order, table, move_buf,
+                                 score_buf, stats, outcome_only)
         if stats[ABORTED]:
             return
+
+
+@njit(cache=True)
+def _column_score(current, mask, stones, col, geo, order, table, move_buf, score_buf,
+                  stats, outcome_only):
+    """The exact score of playing `col` (ILLEGAL_MOVE_SCORE if it is full), or with
+    `outcome_only` its sign: one search with the window (-1, 1) proves that, far cheaper than
+    the exact score early in the game. Meaningless once stats[ABORTED] is set."""
+    cells = geo[CELLS]
+    if mask & _top_cell(col, geo):
+        return ILLEGAL_MOVE_SCORE
+    move = (mask + (1 << (col * geo[HEIGHT]))) & _column_cells(col, geo)
+    if move & _winning_cells(current, mask, geo):
+        return 1 if outcome_only else (cells + 1 - stones) // 2
+    if outcome_only:
+        # np.int64: a literal argument would compile a second version of the recursive
+        # search, which Numba's cache then loads wrongly (numba issue 6713: a segfault).
+        reply = _search(current ^ mask, mask | move, stones + 1, np.int64(-1), np.int64(1),
+                        geo, order, table, move_buf, score_buf, stats)
+        return 1 if reply < 0 else (-1 if reply > 0 else 0)
+    return -_solve(current ^ mask, mask | move, stones + 1, geo, order, table, move_buf,
+                   score_buf, stats)
 
 
 @njit(cache=True)
@@ -416,6 +422,37 @@ class Connect4Solver:
         side to move is the one with fewer stones, the first player on equal counts. Raises
         ValueError if no legal game reaches the board or the game on it is over."""
         return self._scores(self._board_position(board), node_limit, outcome_only)
+
+    def column_outcomes_on_board(self, board: np.ndarray, node_limit: int) -> np.ndarray:
+        """Each column's outcome on `board` (drawn as `move_scores_on_board` takes it) for the
+        side to move: 1 win, 0 draw, -1 loss, ILLEGAL_MOVE_SCORE for a full column, UNPROVED
+        where its proof did not fit the budget. Unlike move_scores, which proves every column
+        or returns nothing, each column keeps what was proved: early in the game a few proved
+        wins or losses are still worth knowing.
+
+        The `node_limit` nodes are shared: first each open column gets an equal share, centre
+        first; then the columns still unproved get, in turn, whatever is left, so a column
+        that needs more than its share can use what easier ones did not spend. (The table
+        keeps what an unfinished proof did prove below its root, so a retry does not start
+        over.)"""
+        current, mask, stones = self._board_position(board)
+        open_columns = [int(col) for col in self._order if board[0, col] == 0]
+        outcomes = np.full(self.cols, ILLEGAL_MOVE_SCORE, dtype=np.int64)
+        outcomes[open_columns] = UNPROVED
+        self._start(node_limit)  # validates the budget
+        spent, share = 0, node_limit // max(len(open_columns), 1)
+        for first_pass in (True, False):
+            for col in open_columns:
+                budget = share if first_pass else node_limit - spent
+                if outcomes[col] != UNPROVED or budget < 1:
+                    continue
+                self._start(budget)
+                score = _column_score(current, mask, stones, col, *self._kernel_args(), True)
+                spent += min(int(self._stats[NODES]), budget)
+                if not self._stats[ABORTED]:
+                    outcomes[col] = score
+        self.last_nodes = spent
+        return outcomes
 
     def _scores(self, position, node_limit, outcome_only):
         current, mask, stones = position

@@ -103,6 +103,33 @@ def test_endgame_margins_scores_each_heads_first_choice(tmp_path):
     assert "best_by_margin" not in shipped and 0 <= shipped["best_by_value"] <= 1
 
 
+def test_connect4_losses_proves_each_column_where_the_games_were_not_won(tmp_path):
+    """An untrained network with a tiny search and no solver loses to pure MCTS. Each game
+    it did not win gets a row per move; a lost game's last move lets the opponent win at
+    once, which the solver proves."""
+    path = tiny_checkpoint(tmp_path / "c4.pt", make_game("connect4", rows=6, cols=7,
+                                                        forbidden=None))
+    (row,) = run_script("bench/connect4_losses.py", f"checkpoint={path}", "level=300",
+                        "games=2", "mcts.simulations=2", "threads=1", "nodes=300000",
+                        "game.solver_nodes=0")
+    wins, draws, losses = row["result"]
+    assert wins + draws + losses == 2 and len(row["not_won"]) == draws + losses >= 1, row
+    for game in row["not_won"]:
+        stones = [move["stones"] for move in game["moves"]]
+        assert stones == sorted(stones) and len(set(stones)) == len(stones), game
+        for move in game["moves"]:
+            assert len(move["columns"]) == 7 and move["played"] in move["columns"], move
+            if 2 not in (move["best"], move["played"]):
+                assert move["played"] <= move["best"], move
+        if game["result"] == "loss":
+            assert game["moves"][-1]["played"] == -1, game
+        if game["thrown_at"] is not None:
+            thrown = next(m for m in game["moves"] if m["stones"] == game["thrown_at"])
+            assert thrown["played"] < thrown["best"] != 2, game
+    bad = run_script_process("bench/connect4_losses.py", f"checkpoint={tmp_path / 'none.pt'}")
+    assert bad.returncode == 2 and "no checkpoint" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_othello_losses_proves_where_each_lost_game_was_lost(tmp_path):
     """An untrained network with a tiny search loses to pure MCTS. From 14 empty cells on the
     agent plays the solver's best moves, so there a lost game's positions are lost, its

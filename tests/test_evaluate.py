@@ -157,6 +157,7 @@ def test_ladder_command_writes_table_and_json(tmp_path):
     assert report["opening_plies"] == 2 and report["precision"] == "float32"
     assert report["endgame_solver_empties"] == 0 and report["move_rule"] == "proven_outcomes"
     assert report["solver_nodes"] == 4_000_000 and report["seed"] == 0
+    assert report["solver_per_column"] is False
     ladder = [row for row in report["rows"] if "level" in row]
     solved = [row for row in report["rows"] if "solver" in row]
     assert [row["level"] for row in ladder] == [2, 50]

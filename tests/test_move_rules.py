@@ -1,9 +1,10 @@
 """The agent's proven-outcome move rule (alphazero.move_rules). Classic Connect-4 boards:
 where the solver proves every column's outcome within its node budget, the agent plays a
 column with the best one and reports that outcome as its value, in matches and on the browser
-board; elsewhere its search alone plays. Course boards: a column proved to win is played,
-columns proved to lose are not. Othello: the same, move by move, within a budget per move.
-Connect6's forced cells are tested in tests/test_connect6_forced.py."""
+board; elsewhere its search alone plays, or, proving column by column (experimental), where
+it proves some, a column proved to win is played and columns proved to lose are not. Course boards: the same, with the prover. Othello:
+the same, move by move, within a budget per move. Connect6's forced cells are tested in
+tests/test_connect6_forced.py."""
 import random
 
 import numpy as np
@@ -75,6 +76,28 @@ def test_past_its_node_budget_the_rule_leaves_the_search_its_move(classic):
     assert ruled_action(None, np.ones(7), np.ones(7), chosen=5) == 5
 
 
+def test_columns_proved_to_lose_are_excluded_where_the_others_are_not_proved(classic):
+    # Every column loses after these ten moves, but 30,000 nodes prove it only for columns
+    # 0, 2 and 5: proving column by column, the search chooses among the other four; proving
+    # every column or none, it chooses among all seven.
+    state = classic.new_state()
+    for col in [0, 4, 3, 0, 6, 4, 0, 1, 5, 5]:
+        classic.play(state, col)
+    assert ProvenOutcomes(classic, 30_000).allowed(state) == (None, None)
+    allowed, value = ProvenOutcomes(classic, 30_000, per_column=True).allowed(state)
+    assert value is None and allowed.tolist() == [False, True, False, True, True, False, True]
+
+
+def test_a_proved_win_is_played_where_the_other_columns_are_not_proved(classic):
+    # After these ten moves 30,000 nodes prove wins in columns 3 and 6 and nothing else
+    # (columns 1 and 2 win too, 0 and 4 lose, 5 draws).
+    state = classic.new_state()
+    for col in [6, 2, 3, 4, 3, 2, 2, 1, 6, 1]:
+        classic.play(state, col)
+    allowed, value = ProvenOutcomes(classic, 30_000, per_column=True).allowed(state)
+    assert value == 1.0 and np.flatnonzero(allowed).tolist() == [3, 6]
+
+
 def test_the_browser_board_shows_the_proven_column_and_outcome(classic):
     (state, outcomes), = positions_where_the_outcome_depends_on_the_move(classic, 1, 18, seed=3)
     player = AlphaZeroPlayer(classic, uniform_network, simulations=8,
@@ -89,13 +112,18 @@ def test_classic_players_prove_outcomes_as_configured_and_other_boards_refuse_it
     cfg = compose_config("play", "game=connect4_classic", "device=cpu")
     rule = make_player(build_game(cfg), cfg, "az").move_rule
     assert isinstance(rule, ProvenOutcomes) and rule.node_limit == cfg.game.solver_nodes > 0
+    assert not rule.per_column
+    each = compose_config("play", "game=connect4_classic", "device=cpu",
+                          "+game.solver_per_column=true")
+    assert make_player(build_game(each), each, "az").move_rule.per_column
     off = compose_config("play", "game=connect4_classic", "device=cpu", "game.solver_nodes=0")
     assert make_player(build_game(off), off, "az").move_rule is None
     for overrides in (["game=connect4_classic", "game.solver_nodes=-1"],
                       ["game=connect4_classic", "game.solver_nodes=100000000"],
                       ["game=connect4_classic", "game.solver_nodes=1.5"],
+                      ["game=connect4_classic", "+game.solver_per_column=1"],
                       ["game=connect6", "+game.solver_nodes=1000"]):
-        with pytest.raises(ConfigError, match=r"game\.solver_nodes"):
+        with pytest.raises(ConfigError, match=r"game\.solver_(nodes|per_column)"):
             validate(compose_config("play", *overrides))
 
 
