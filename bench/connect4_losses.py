@@ -2,7 +2,7 @@
 column at each of the agent's positions, by games/connect4_solver.py.
 
     python bench/connect4_losses.py [checkpoint=PATH] [level=20000] [games=80] [seed=0]
-                                    [nodes=200000000] [game.solver_per_column=true] ...
+                                    [nodes=200000000] [+game.solver_per_column=true] ...
 
 Plays evaluate's match (the same openings, seeds and players as `python -m
 alphazero.evaluate game=connect4_classic 'eval.levels=[LEVEL]' eval.games=GAMES
