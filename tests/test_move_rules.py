@@ -2,9 +2,9 @@
 where the solver proves every column's outcome within its node budget, the agent plays a
 column with the best one and reports that outcome as its value, in matches and on the browser
 board; elsewhere its search alone plays, or, proving column by column (experimental), where
-it proves some, a column proved to win is played and columns proved to lose are not. Course boards: the same, with the prover. Othello:
-the same, move by move, within a budget per move. Connect6's forced cells are tested in
-tests/test_connect6_forced.py."""
+it proves some, a column proved to win is played and columns proved to lose are not. Course
+boards: the same, with the prover. Othello: the same, move by move, within a budget per
+move. Connect6's forced cells are tested in tests/test_connect6_forced.py."""
 import random
 
 import numpy as np
