@@ -1,6 +1,6 @@
 # One-command set-up: `make test` and `make train` create .venv if missing and install the
-# project into it. TORCH pins the CPU wheel this project is tested with; override it
-# (e.g. `make TORCH=torch train`) to let pip choose a CUDA build on a GPU machine.
+# project into it. TORCH pins the torch version this project is tested with (pip takes the
+# build its index offers); `make TORCH=torch train` lets pip choose any version.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python

@@ -12,7 +12,7 @@ KIND is one of
   engines   GTP engines' seconds per move alone and side by side, and the ratio
             (engines=2, moves=6; alphazero/engine_bench.py)
 Keys other than the bench's own (trees, simulations, iterations, seconds, batch, threads,
-workers, share, fast)
+workers, share, fast, moves, engines)
 are game parameters, e.g. `size=19`. Rows print as a table, or with --json as one JSON
 object each. `threads` sets torch's thread count (default: torch's own choice).
 """

@@ -30,7 +30,7 @@ A game is a Python object (a subclass of `Game`) that holds its parameters and e
   play(g(s), g(a)) == g(play(s, a)) and encode(g(s)) is encode(s) with cells permuted;
 * text: `render(state)`, `parse_move(state, text)` and `format_move(state, action)`.
 
-The state is data (DESIGN.md, principle 3): a 1-D array that can be copied, hashed, pickled.
+The state is data (docs/design.md, principle 3): a 1-D array that can be copied, hashed, pickled.
 """
 from __future__ import annotations
 
