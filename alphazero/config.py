@@ -55,8 +55,7 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
             raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
-    for key in ("selfplay.q_share", "selfplay.opening_share", "mcts.rollout_share",
-                "mcts.draw_contempt"):
+    for key in ("selfplay.q_share", "selfplay.opening_share", "mcts.rollout_share"):
         value = OmegaConf.select(cfg, key)
         if not (_is_number(value) and 0 <= value <= 1):
             raise ConfigError(f"{key} must be a number from 0 to 1, not {value!r}.")
@@ -102,9 +101,6 @@ def validate_training(cfg: DictConfig) -> None:
     if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
         raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
                           f"exceed mcts.simulations ({cfg.mcts.simulations}).")
-    if cfg.mcts.draw_contempt:
-        raise ConfigError("mcts.draw_contempt is for play only (a self-play tree searches for "
-                          "both sides), so it must be 0 in training.")
 
 
 def validate_play_rules(game: DictConfig) -> None:
@@ -279,8 +275,7 @@ def search_config(cfg: DictConfig, network_discount: float = 1.0,
                         leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
                         discount=network_discount if m.discount is None else m.discount,
                         score_utility=network_score_utility if m.score_utility is None
-                        else m.score_utility, rollout_share=m.rollout_share,
-                        draw_contempt=m.draw_contempt)
+                        else m.score_utility, rollout_share=m.rollout_share)
 
 
 def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:

@@ -244,8 +244,7 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
               "move_rule": player.move_rule.name if player.move_rule else None,
               "solver_nodes": cfg.game.get("solver_nodes", 0),
               "solver_per_column": cfg.game.get("solver_per_column", False),
-              "rollout_share": player.search_config.rollout_share,
-              "draw_contempt": player.search_config.draw_contempt, "rows": rows}
+              "rollout_share": player.search_config.rollout_share, "rows": rows}
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return report
 

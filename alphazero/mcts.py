@@ -55,10 +55,6 @@ class SearchConfig:
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
                                 # the outcome of one random playout from it (AlphaGo's mix),
                                 # so the search also sees what random play runs into
-    draw_contempt: float = 0.0  # c > 0: to the side to move at the root every value v (its
-                                # view) counts as v - c * (1 - |v|), a finished draw as -c,
-                                # so of two equal lines it prefers the sharper one; for play
-                                # only (self-play searches for both sides in one tree)
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode` are
@@ -84,14 +80,6 @@ def margin_for_first(state, scratch):
             margin += scratch[0, row, col] - scratch[1, row, col]
     margin /= scratch.shape[1] * scratch.shape[2]
     return margin if to_move(state) == 0 else -margin  # noqa: F821
-
-
-def with_contempt(nodes, trees, b, v0, draw_contempt):
-    """v0 (first player's view) with the root's side's draw contempt: its value v counts
-    as v - c * (1 - |v|), which leaves wins and losses as they are."""
-    root_sign = 1.0 if nodes[b, trees[b, ROOT], TO_PLAY] == 0 else -1.0
-    v = root_sign * v0
-    return root_sign * (v - draw_contempt * (1.0 - abs(v)))
 
 
 def reset_tree(nodes, value0, trees, b, root_to_play, root_status):
@@ -164,8 +152,8 @@ def apply_virtual_loss(nodes, value0, b, leaf):
 
 def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, root_states,
                   active, target_sims, leaves_per_tree, c_puct, fpu_reduction, discount,
-                  score_utility, rollout_share, draw_contempt, rng, out_planes, out_masks,
-                  leaf_tree, leaf_node, leaf_playout):
+                  score_utility, rollout_share, rng, out_planes, out_masks, leaf_tree, leaf_node,
+                  leaf_playout):
     """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
     `leaves_per_tree` leaves. Terminal leaves are backed up here (their outcome, mixed with
     their margin when score_utility > 0); the others are encoded into out_planes/out_masks,
@@ -213,8 +201,6 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
                 if score_utility > 0.0:  # out_planes[count] is not yet a leaf's: scratch
                     v0 = ((1.0 - score_utility) * v0
                           + score_utility * margin_for_first(state, out_planes[count]))
-                if draw_contempt > 0.0:
-                    v0 = with_contempt(nodes, trees, b, v0, draw_contempt)
                 backup(nodes, value0, b, n, v0, False, discount)
                 trees[b, SIMS] += 1
                 continue
@@ -232,10 +218,10 @@ def select_leaves(nodes, value0, edge_action, edge_prior, edge_child, trees, roo
 
 def expand_and_backup(nodes, value0, edge_action, edge_prior, edge_child, trees,
                       masks, priors, values, leaf_tree, leaf_node, count, discount,
-                      rollout_share, leaf_playout, draw_contempt):
+                      rollout_share, leaf_playout):
     """Give each evaluated leaf its edges (priors renormalised over legal actions) and back
     up its value (from the view of the side to move at the leaf), mixed with its random
-    playout's outcome when rollout_share > 0, with the root's draw contempt when above 0."""
+    playout's outcome when rollout_share > 0."""
     for i in range(count):
         b = leaf_tree[i]
         n = leaf_node[i]
@@ -258,8 +244,6 @@ def expand_and_backup(nodes, value0, edge_action, edge_prior, edge_child, trees,
         v0 = values[i] if nodes[b, n, TO_PLAY] == 0 else -values[i]
         if rollout_share > 0.0:
             v0 = (1.0 - rollout_share) * v0 + rollout_share * leaf_playout[i]
-        if draw_contempt > 0.0:
-            v0 = with_contempt(nodes, trees, b, v0, draw_contempt)
         backup(nodes, value0, b, n, v0, True, discount)
         trees[b, SIMS] += 1
 
@@ -331,7 +315,7 @@ def make_room(nodes, value0, edge_action, trees, root_states, active, spare_node
             reset_tree(nodes, value0, trees, b, to_move(root_states[b]), status(root_states[b]))  # noqa: F821
 
 
-_TEMPLATES = [value_for_first, margin_for_first, with_contempt, reset_tree, select_child, backup,
+_TEMPLATES = [value_for_first, margin_for_first, reset_tree, select_child, backup,
               apply_virtual_loss, select_leaves, expand_and_backup, root_visits, mix_root_noise,
               advance_root, reset_trees, make_room]
 
@@ -407,8 +391,8 @@ class BatchedSearch:
                                     self.edge_child, self.trees, self.root_states, self.active,
                                     targets, cfg.leaves_per_tree, cfg.c_puct,
                                     cfg.fpu_reduction, cfg.discount, cfg.score_utility,
-                                    cfg.rollout_share, cfg.draw_contempt, self.playout_rng,
-                                    self.planes, self.masks, self.leaf_tree, self.leaf_node,
+                                    cfg.rollout_share, self.playout_rng, self.planes,
+                                    self.masks, self.leaf_tree, self.leaf_node,
                                     self.leaf_playout)
             if count == 0:
                 if not np.any(self.active & (self.trees[:, SIMS] < targets)):
@@ -420,7 +404,7 @@ class BatchedSearch:
                                 np.ascontiguousarray(priors, dtype=np.float32),
                                 np.ascontiguousarray(values, dtype=np.float32),
                                 self.leaf_tree, self.leaf_node, count, cfg.discount,
-                                cfg.rollout_share, self.leaf_playout, cfg.draw_contempt)
+                                cfg.rollout_share, self.leaf_playout)
             evaluated += count
 
     def _targets(self, simulations: np.ndarray | None) -> np.ndarray:

@@ -5,7 +5,7 @@ import pytest
 
 from alphazero.mcts import (IN_EDGE, NODES_USED, PARENT, STATUS, TO_PLAY, VISITS, BatchedSearch,
                             SearchConfig)
-from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
+from games import FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.rng import make_rng
 from games.othello_solver import OthelloSolver
 from tests.search_positions import (BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position,
@@ -313,47 +313,6 @@ def test_backup_sign_follows_the_side_to_move(name, discount):
         assert same_side  # the pair was really searched
     else:
         assert game.num_actions - 1 in in_actions  # a pass was really searched
-
-
-@pytest.mark.parametrize("contempt", [0.0, 0.3])
-def test_draw_contempt_counts_every_value_against_the_root_side(contempt):
-    """With draw contempt c, each value the search backs up counts, to the side to move at the
-    root, as v - c * (1 - |v|): a finished draw as -c, wins and losses unchanged, an evaluated
-    leaf's 0.5 for its own side as 0.5 - 0.5c or -0.5 - 0.5c. Checked node by node on 4x4
-    Connect-4 with the second player at the root, where the search reaches full-board draws."""
-    game = make_game("connect4", rows=4, cols=4)
-    state = game.new_state()
-    for col in (0, 1, 0, 1, 3):  # no four yet; the second player to move
-        game.play(state, col)
-    root_side = game.to_move(state)
-    assert root_side == 1
-    leaf_value = 0.5  # exact in float32
-
-    def constant(planes, legal):
-        return uniform_evaluator(planes, legal)[0], np.full(len(planes), leaf_value, np.float32)
-
-    def root_view_to_first(v_root):
-        v_root -= contempt * (1 - abs(v_root))
-        return v_root if root_side == 0 else -v_root
-
-    search = BatchedSearch(game, 1, 600, SearchConfig(draw_contempt=contempt))
-    search.set_root(0, state)
-    search.run(constant)
-    nodes, value0 = search.nodes[0], search.value0[0]
-    used = search.trees[0, NODES_USED]
-    own = np.zeros(used)
-    for n in range(used):
-        if nodes[n, STATUS] != ONGOING:
-            first_view = {FIRST_WON: 1.0, SECOND_WON: -1.0}.get(nodes[n, STATUS], 0.0)
-            outcome = first_view if root_side == 0 else -first_view
-            own[n] = nodes[n, VISITS] * root_view_to_first(outcome)
-        else:
-            own[n] = root_view_to_first(leaf_value if nodes[n, TO_PLAY] == root_side else -leaf_value)
-    assert any(nodes[n, STATUS] == DRAW for n in range(used))
-    expected = own.copy()
-    for n in range(used - 1, 0, -1):  # children are created after their parents
-        expected[nodes[n, PARENT]] += expected[n]
-    np.testing.assert_allclose(value0[:used], expected, atol=1e-9)
 
 
 @pytest.mark.parametrize("name,params", [("connect4", {"rows": 6, "cols": 7}),

@@ -163,8 +163,6 @@ def test_bad_overrides_give_one_line(tmp_path, override, words):
     ("+model.sizes.depth=3", "model.sizes.depth"),
     ("model=resnet model.sizes.blocks=0", "model.sizes.blocks"),
     ("selfplay.full_search_share=0.5 selfplay.fast_simulations=9", "selfplay.fast_simulations"),
-    ("mcts.draw_contempt=0.2", "mcts.draw_contempt"),  # for play only
-    ("mcts.draw_contempt=-1", "mcts.draw_contempt"),
 ])
 def test_bad_settings_are_refused_by_name(override, words):
     """The check behind the one line above (train's ConfigError), for every kind of setting,
