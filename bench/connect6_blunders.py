@@ -1,10 +1,12 @@
 """How often a Connect6 network loses by ignoring a forced cell: a six it could make this
 turn, a block of the six the opponent could make next turn, or a win by threats
-(games/connect6_threats.py); in its drawn games, which side did the threatening; and how
-long the forced cells take to find.
+(games/connect6_threats.py); in its drawn games, which side did the threatening, whether a
+deeper threat search than the agent's finds a win it missed, and when its last open window
+closed; and how long the forced cells take to find.
 
     python bench/connect6_blunders.py [checkpoint=PATH] [level=11000] [games=80]
                                       [game.forced_moves=false] [seed=0]
+                                      [deep_turns=8] [deep_budget=1000000]
 
 Plays evaluate's match (the same openings, seeds and players as `python -m
 alphazero.evaluate game=connect6 'eval.levels=[LEVEL]' eval.games=GAMES
@@ -12,7 +14,13 @@ eval.opening_plies=2`) and counts, for the network's games won, drawn and lost, 
 which one of its stones was not on a forced cell. With forced moves on (the default) the
 count is 0 by construction; `game.forced_moves=false` measures the search alone.
 `forced_cells_ms` is the time forced_cells took per position of the network's (mean and
-slowest, compiling excluded). Prints one JSON line.
+slowest, compiling excluded). `drawn_games_deeper_wins` counts the drawn games in which,
+at the start of one of the network's turns with no six threatened against it, the
+double-threat search (rule 4) proves a win when given `deep_turns` turns and `deep_budget`
+pairs (the agent's: THREAT_TURNS and PLACEMENT_BUDGET). `drawn_games_last_window_closed`
+lists, for each drawn game, the empty cells left at the first of the network's turns with no
+window open to it (six cells in a line holding no opponent stone): from then on only a draw
+or a loss remains. Prints one JSON line.
 """
 from __future__ import annotations
 
@@ -21,23 +29,46 @@ import sys
 import time
 from collections import Counter
 
+import numpy as np
+
 from alphazero.config import build_game
 from alphazero.evaluate import play_match
 from alphazero.players import PureMCTSPlayer, make_player
 from alphazero.presets import compose_play
 from alphazero.threads import use_search_threads
 from games import DRAW, FIRST_WON
-from games.connect6_threats import threatened
+from games.connect6 import NONE, OWN, PLY
+from games.connect6_threats import threatened, winning_cells
+from games.stone_board import EMPTY
+
+
+def probe_drawn_game(game, turn_starts, deep_turns: int, deep_budget: int):
+    """(whether the double-threat search with `deep_turns` turns and `deep_budget` pairs
+    proves a win at one of `turn_starts` (side to move, flat board) where no six is
+    threatened against the mover; the empty cells at the first of them with no window open
+    to the mover, or None)."""
+    deeper_win = any(
+        not threatened(game.windows, board, 3 - mover)
+        and winning_cells(game.windows, game.windows_through, board, mover, deep_turns,
+                          budget=deep_budget).any()
+        for mover, board in turn_starts)
+    closed = next((int((board == EMPTY).sum()) for mover, board in turn_starts
+                   if not ((board[game.windows] == 3 - mover).sum(axis=1) == 0).any()), None)
+    return deeper_win, closed
 
 
 def main(args: list[str]) -> dict:
-    options = dict(a.split("=", 1) for a in args if a.split("=", 1)[0] in ("level", "games"))
+    names = ("level", "games", "deep_turns", "deep_budget")
+    options = dict(a.split("=", 1) for a in args if a.split("=", 1)[0] in names)
     level, games = int(options.get("level", 11000)), int(options.get("games", 80))
+    deep_turns = int(options.get("deep_turns", 8))
+    deep_budget = int(options.get("deep_budget", 1_000_000))
     cfg = compose_play(["game=connect6"] + [a for a in args if a.split("=", 1)[0] not in options])
     use_search_threads(cfg.threads)
     game = build_game(cfg)
     player = make_player(game, cfg, "az", cfg.get("checkpoint"), seed=cfg.seed)
     ignored, boards, blocking, seconds = set(), {}, Counter(), []
+    turn_starts = {}  # game -> the boards at the start of the network's turns, in order
     game.compile_forced_cells()
 
     def watch(index, state, action, by_player):
@@ -49,6 +80,9 @@ def main(args: list[str]) -> dict:
             seconds.append(time.perf_counter() - start)
         if forced is not None and not forced[action]:
             ignored.add(index)
+        if by_player and state[OWN] == NONE and state[PLY] > 0:
+            turn_starts.setdefault(index, []).append(
+                (game.to_move(state) + 1, game.stones(state).reshape(-1).astype(np.int64)))
         other = 2 - game.to_move(state)  # the side not to move, 1 Black / 2 White
         if threatened(game.windows, game.stones(state).reshape(-1), other):
             blocking[index, by_player] += 1
@@ -61,6 +95,8 @@ def main(args: list[str]) -> dict:
         won = code != DRAW and (code == FIRST_WON) == (index % 2 == 0)
         outcomes["drawn" if code == DRAW else "won" if won else "lost"] += 1
     drawn = [index for index, state in boards.items() if game.status(state) == DRAW]
+    probes = [probe_drawn_game(game, turn_starts.get(index, []), deep_turns, deep_budget)
+              for index in drawn]
     return {"checkpoint": str(cfg.get("checkpoint") or "shipped"), "level": level, "games": games,
             "forced_moves": cfg.game.forced_moves, "wins": result.wins, "draws": result.draws,
             "losses": result.losses,
@@ -68,6 +104,9 @@ def main(args: list[str]) -> dict:
             "drawn_games_stones_under_threat": {
                 who: sum(blocking[index, mine] for index in drawn)
                 for who, mine in (("network", True), ("opponent", False))},
+            "drawn_games_deeper_wins": {"turns": deep_turns, "budget": deep_budget,
+                                        "games": sum(won for won, _ in probes)},
+            "drawn_games_last_window_closed": [closed for _, closed in probes],
             "forced_cells_ms": {"positions": len(seconds),
                                 "mean": round(1000 * sum(seconds) / len(seconds), 2),
                                 "max": round(1000 * max(seconds), 1)}}

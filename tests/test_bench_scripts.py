@@ -3,6 +3,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import torch
 
 from alphazero import checkpoint
@@ -49,6 +50,8 @@ def test_connect6_blunders_counts_games_with_an_ignored_forced_cell(tmp_path):
     assert on["forced_moves"] and sum(on["ignored_a_forced_cell"].values()) == 0, on
     for row in (off, on):  # stones under threat are counted in drawn games only
         assert (sum(row["drawn_games_stones_under_threat"].values()) > 0) <= (row["draws"] > 0)
+        assert 0 <= row["drawn_games_deeper_wins"]["games"] <= row["draws"]
+        assert len(row["drawn_games_last_window_closed"]) == row["draws"]
 
 
 def test_othello_solver_speed_times_each_empty_count():
@@ -148,3 +151,17 @@ def test_othello_losses_proves_where_each_lost_game_was_lost(tmp_path):
         assert 0 <= lost["final_discs"] <= 60
     bad = run_script_process("bench/othello_losses.py", f"checkpoint={tmp_path / 'none.pt'}")
     assert bad.returncode == 2 and "no checkpoint" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_connect6_drawn_game_probe_finds_a_proven_win_and_the_last_open_window():
+    from bench.connect6_blunders import probe_drawn_game
+
+    game = make_game("connect6", size=10)
+    winning = np.zeros(100, dtype=np.int64)
+    winning[[0, 1, 2, 3, 20, 21, 22, 23, 40, 41, 42]] = 1  # Black makes three threats or a six
+    rows, cols = np.divmod(np.arange(100), 10)
+    walled = np.where((rows % 3 == 2) | (cols % 3 == 2), 2, 0)  # a White stone in every window
+    assert probe_drawn_game(game, [(1, winning)], 2, 1000) == (True, None)
+    assert probe_drawn_game(game, [(1, walled)], 2, 1000) == (False, 49)
+    assert probe_drawn_game(game, [(1, winning), (1, walled)], 2, 1000) == (True, 49)
+    assert probe_drawn_game(game, [], 2, 1000) == (False, None)
