@@ -80,11 +80,11 @@ def main(args: list[str]) -> dict:
             seconds.append(time.perf_counter() - start)
         if forced is not None and not forced[action]:
             ignored.add(index)
+        board = game.stones(state).reshape(-1).astype(np.int64)  # a copy: the row plays on
         if by_player and state[OWN] == NONE and state[PLY] > 0:
-            turn_starts.setdefault(index, []).append(
-                (game.to_move(state) + 1, game.stones(state).reshape(-1).astype(np.int64)))
+            turn_starts.setdefault(index, []).append((game.to_move(state) + 1, board))
         other = 2 - game.to_move(state)  # the side not to move, 1 Black / 2 White
-        if threatened(game.windows, game.stones(state).reshape(-1), other):
+        if threatened(game.windows, board, other):
             blocking[index, by_player] += 1
 
     result = play_match(game, player, PureMCTSPlayer(game, level, seed=cfg.seed + level), games,
