@@ -155,6 +155,7 @@ _MODEL_SIZES = {
             "value_hidden": (_is_size, "a whole number of at least 1"),
             "head_slope": (_is_slope, "a number from 0 up to 1"),
             "head_norm": (_is_bool, "true or false"),
+            "global_pool": (_is_bool, "true or false"),
             "ownership": (_is_bool, "true or false")},
     "resnet": {"blocks": (_is_size, "a whole number of at least 1"),
                "channels": (_is_size, "a whole number of at least 1"),

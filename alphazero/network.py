@@ -44,12 +44,14 @@ class PolicyValueNet(nn.Module):
     def __init__(self, planes: int, height: int, width: int, num_actions: int,
                  channels: tuple[int, ...] = (32, 64, 128), policy_channels: int = 4,
                  value_channels: int = 2, value_hidden: int = 64, head_slope: float = 0.0,
-                 head_norm: bool = False, ownership: bool = False):
+                 head_norm: bool = False, global_pool: bool = False, ownership: bool = False):
         super().__init__()
         layers, previous = [], planes
         for out_channels in channels:
             layers += [nn.Conv2d(previous, out_channels, 3, padding=1), nn.ReLU()]
             previous = out_channels
+        if global_pool:
+            layers.append(GlobalPoolBias(previous))
         self.body = nn.Sequential(*layers)
         cells = height * width
         # The heads squeeze the body's channels into 4 and 2: a ReLU there that goes negative
@@ -76,6 +78,21 @@ class PolicyValueNet(nn.Module):
     def forward(self, x: torch.Tensor, legal_mask: torch.Tensor | None = None,
                 with_ownership: bool = False) -> tuple[torch.Tensor, ...]:
         return _heads(self, self.body(x), legal_mask, with_ownership)
+
+
+class GlobalPoolBias(nn.Module):
+    """KataGo's global pooling bias (Wu 2019): each channel's mean and maximum over the
+    board, mapped to one bias per channel and added at every cell. Three 3x3 convolutions
+    see 7x7 cells; this lets every cell's features depend on the whole board (a threat far
+    away, how full it is) before the heads squeeze them to a few channels."""
+
+    def __init__(self, channels: int):
+        super().__init__()
+        self.bias = nn.Linear(2 * channels, channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+        return F.relu(x + self.bias(pooled)[:, :, None, None])
 
 
 def _ownership_head(channels: int) -> nn.Module:

@@ -156,6 +156,20 @@ def test_batch_norm_heads_revive_a_channel_negative_everywhere():
         assert head[0].weight.grad.abs().sum() > 0
 
 
+@pytest.mark.parametrize("global_pool", [False, True])
+def test_global_pooling_lets_a_cell_see_the_whole_board(global_pool):
+    """Three 3x3 convolutions see 3 cells each way: a stone in the far corner changes the
+    body's features at (0, 0) only through the global pooling bias."""
+    torch.manual_seed(0)
+    net = build_model("cnn", SPEC, channels=(8, 8, 8), global_pool=global_pool).eval()
+    x = torch.rand(1, SPEC.planes, SPEC.height, SPEC.width)
+    moved = x.clone()
+    moved[0, :, -1, -1] += 1.0
+    with torch.no_grad():
+        near, far = net.body(x)[0, :, 0, 0], net.body(moved)[0, :, 0, 0]
+    assert bool((near - far).abs().max() > 1e-6) == global_pool
+
+
 def test_padded_batches_take_few_sizes_and_little_padding():
     sizes = [padded_batch(n) for n in range(1, 8193)]
     assert all(n <= size <= max(n, 8) * 1.125 for n, size in zip(range(1, 8193), sizes))

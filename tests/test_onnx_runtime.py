@@ -36,6 +36,11 @@ def test_onnx_runtime_with_an_ownership_head_answers_policy_and_value():
     assert_same_answers(*both_runtimes(build_model("cnn", SPEC, head_norm=True, ownership=True).eval()))
 
 
+def test_onnx_runtime_with_global_pooling_answers_as_torch_does():
+    torch.manual_seed(0)
+    assert_same_answers(*both_runtimes(build_model("cnn", SPEC, head_norm=True, global_pool=True).eval()))
+
+
 def test_onnx_runtime_follows_weights_changed_in_place():
     """An optimizer step, load_state_dict and batch-norm statistics updated by a training
     forward pass all change the answers; a stale session would not."""
