@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import hydra
@@ -37,6 +38,14 @@ from alphazero.selfplay import value_targets
 from alphazero.threads import use_training_threads
 from alphazero.trainer import Trainer
 from games import FIRST_WON, GameError
+
+
+def selfplay_seed(seed: int, games: int) -> int:
+    """Self-play's seed after `games` games. Its random state is not saved, so a resumed run
+    takes a stream of its own instead of drawing again what the run's first games drew."""
+    if games == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, games]).generate_state(1)[0])
 
 
 class TrainingRun:
@@ -150,6 +159,7 @@ class TrainingRun:
         self.writer.add_text("config", "```\n" + OmegaConf.to_yaml(cfg, resolve=True) + "\n```")
         if cfg.train.resume:
             self.resume(cfg.train.resume)
+            self.spec = replace(self.spec, seed=selfplay_seed(cfg.seed, self.counters["games"]))
         pool = self.make_pool()
         devices = ddp_devices(cfg.train.ddp)
         if devices:  # after resuming, so that every replica starts from the same state

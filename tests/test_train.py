@@ -14,6 +14,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from alphazero import checkpoint
 from alphazero.config import ConfigError, build_game, validate, validate_training
 from alphazero.network import build_model
+from alphazero.train import selfplay_seed
 from games import make_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +36,15 @@ def scalar_tags(run_dir):
     events = EventAccumulator(str(run_dir))
     events.Reload()
     return set(events.Tags()["scalars"])
+
+
+def test_a_resumed_run_self_plays_with_a_stream_of_its_own():
+    """A fresh run self-plays with its seed; a run resumed after N games with a seed of
+    (seed, N), the same on every resume at N, so no resume draws its first games' numbers."""
+    assert selfplay_seed(7, 0) == 7
+    resumed = {selfplay_seed(7, games) for games in (48, 96)} | {selfplay_seed(8, 48)}
+    assert len(resumed) == 3 and 7 not in resumed
+    assert selfplay_seed(7, 48) == selfplay_seed(7, 48)
 
 
 def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
