@@ -159,6 +159,7 @@ _MODEL_SIZES = {
             "ownership": (_is_bool, "true or false")},
     "resnet": {"blocks": (_is_size, "a whole number of at least 1"),
                "channels": (_is_size, "a whole number of at least 1"),
+               "global_pool": (_is_bool, "true or false"),
                "ownership": (_is_bool, "true or false")},
 }
 

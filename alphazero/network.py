@@ -131,10 +131,14 @@ class ResNet(nn.Module):
     """AlphaZero-style residual tower with batch norm, policy head and value head."""
 
     def __init__(self, planes: int, height: int, width: int, num_actions: int,
-                 blocks: int = 6, channels: int = 64, ownership: bool = False):
+                 blocks: int = 6, channels: int = 64, global_pool: bool = False,
+                 ownership: bool = False):
         super().__init__()
-        self.body = nn.Sequential(*_conv_bn(planes, channels, 3), nn.ReLU(),
-                                  *[ResidualBlock(channels) for _ in range(blocks)])
+        layers = [*_conv_bn(planes, channels, 3), nn.ReLU(),
+                  *[ResidualBlock(channels) for _ in range(blocks)]]
+        if global_pool:
+            layers.append(GlobalPoolBias(channels))
+        self.body = nn.Sequential(*layers)
         cells = height * width
         self.policy_head = nn.Sequential(*_conv_bn(channels, 2, 1), nn.ReLU(), nn.Flatten(),
                                          nn.Linear(2 * cells, num_actions))

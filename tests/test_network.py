@@ -156,12 +156,14 @@ def test_batch_norm_heads_revive_a_channel_negative_everywhere():
         assert head[0].weight.grad.abs().sum() > 0
 
 
+@pytest.mark.parametrize("kind, sizes", [("cnn", {"channels": (8, 8, 8)}),
+                                         ("resnet", {"blocks": 1, "channels": 8})])
 @pytest.mark.parametrize("global_pool", [False, True])
-def test_global_pooling_lets_a_cell_see_the_whole_board(global_pool):
+def test_global_pooling_lets_a_cell_see_the_whole_board(kind, sizes, global_pool):
     """Three 3x3 convolutions see 3 cells each way: a stone in the far corner changes the
     body's features at (0, 0) only through the global pooling bias."""
     torch.manual_seed(0)
-    net = build_model("cnn", SPEC, channels=(8, 8, 8), global_pool=global_pool).eval()
+    net = build_model(kind, SPEC, **sizes, global_pool=global_pool).eval()
     x = torch.rand(1, SPEC.planes, SPEC.height, SPEC.width)
     moved = x.clone()
     moved[0, :, -1, -1] += 1.0

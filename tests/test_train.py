@@ -13,7 +13,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from alphazero import checkpoint
 from alphazero.config import ConfigError, build_game, validate, validate_training
-from alphazero.network import build_model
+from alphazero.network import GlobalPoolBias, build_model
 from alphazero.train import selfplay_seed
 from games import make_game
 
@@ -245,6 +245,15 @@ def test_every_committed_game_and_recipe_is_a_valid_config(choice):
         cfg = compose(config_name="config", overrides=[choice])
     validate(cfg)
     build_game(cfg)
+
+
+def test_connect6s_global_pooling_carries_over_to_a_residual_tower():
+    """The recipe's global_pool is a size both model kinds take, so model=resnet still works."""
+    with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
+        cfg = compose(config_name="config", overrides=["game=connect6", "model=resnet"])
+    validate(cfg)
+    model = build_model(cfg.model.kind, build_game(cfg), **cfg.model.sizes)
+    assert isinstance(model.body[-1], GlobalPoolBias)
 
 
 def test_ctrl_c_saves_when_the_output_pipe_is_gone(tmp_path):
