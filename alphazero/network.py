@@ -82,9 +82,10 @@ class PolicyValueNet(nn.Module):
 
 class GlobalPoolBias(nn.Module):
     """KataGo's global pooling bias (Wu 2019): each channel's mean and maximum over the
-    board, mapped to one bias per channel and added at every cell. Three 3x3 convolutions
-    see 7x7 cells; this lets every cell's features depend on the whole board (a threat far
-    away, how full it is) before the heads squeeze them to a few channels."""
+    board, mapped to one bias per channel and added at every cell. A body of a few 3x3
+    convolutions sees only nearby cells (the seed design's three: 7x7); this lets every
+    cell's features depend on the whole board (a threat far away, how full it is) before
+    the heads squeeze them to a few channels."""
 
     def __init__(self, channels: int):
         super().__init__()
