@@ -1,0 +1,30 @@
+"""Every shipped network, as the default agent of its game, plays the moves it played when
+they were recorded (tests/data/pinned_moves.json, written by bench/pin_moves.py): a change
+to the layout, the search or the agent that changes a move shows up here. Each position
+was kept only where the most visited move led the next by at least 5% of the visits (or
+the exact solver moved), so the moves do not hang on the last bits of a float."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from alphazero.config import build_game
+from alphazero.play import make_agent
+from alphazero.presets import compose_play
+
+PINNED = json.loads((Path(__file__).parent / "data" / "pinned_moves.json").read_text())
+
+
+@pytest.mark.parametrize("key", sorted(PINNED))
+def test_shipped_network_plays_its_pinned_moves(key):
+    cfg = compose_play([f"game={key}", "seed=0", "threads=1"])
+    game = build_game(cfg)
+    agent = make_agent(game, cfg)
+    for position in PINNED[key]:
+        state = game.new_state(np.random.default_rng(0))
+        for move in position["moves"]:
+            game.play(state, game.parse_move(state, move))
+        agent.reset()
+        action = int(agent.best_actions(state[None])[0])
+        assert game.format_move(state, action) == position["move"], position["moves"]
