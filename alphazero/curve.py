@@ -16,13 +16,13 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
-from alphazero import checkpoint
-from alphazero.choices import check_group_choices
-from alphazero.config import ConfigError, build_game, validate
-from alphazero.evaluate import check_ladder_options, format_row, ladder, table_header
-from alphazero.paths import CONF_DIR
-from alphazero.players import checkpoint_player
-from alphazero.threads import use_search_threads
+from alphazero.nn import checkpoint
+from alphazero.config.choices import check_group_choices
+from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.evaluate.match import check_ladder_options, format_row, ladder, table_header
+from alphazero.config.paths import CONF_DIR
+from alphazero.agent.players import checkpoint_player
+from alphazero.config.threads import use_search_threads
 from games import GameError
 
 

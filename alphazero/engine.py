@@ -31,14 +31,14 @@ import hydra
 import numpy as np
 from omegaconf import DictConfig, open_dict
 
-from alphazero.choices import check_group_choices
-from alphazero.config import build_game, validate
-from alphazero.paths import CONF_DIR
+from alphazero.config.choices import check_group_choices
+from alphazero.config.settings import build_game, validate
+from alphazero.config.paths import CONF_DIR
 from alphazero.play import make_agent, run_or_exit, text_input
-from alphazero.presets import load_presets, play_rules, playing_budget
-from alphazero.threads import use_search_threads
+from alphazero.config.presets import load_presets, play_rules, playing_budget
+from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
-from games.cli import parse_overrides
+from games.core.cli import parse_overrides
 
 ENGINE_NAME = "alphazero-boardgames"
 COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
@@ -87,7 +87,7 @@ class GtpEngine:
     def __init__(self, cfg: DictConfig):
         self.cfg = cfg
         # Without mcts.simulations on the command line, each game set by set_game is searched
-        # with its own playing budget (alphazero.presets), as the starting game is.
+        # with its own playing budget (alphazero.config.presets), as the starting game is.
         self.follows_budget = cfg.mcts.simulations == cfg.game.play_simulations
         self.presets = None  # composed on the first set_game: about a second
         self.board_rng = np.random.default_rng(cfg.seed)

@@ -26,11 +26,11 @@ import onnx
 import torch
 from omegaconf import DictConfig
 
-from alphazero import checkpoint
-from alphazero.choices import check_group_choices
-from alphazero.config import ConfigError
-from alphazero.network import build_model
-from alphazero.paths import CONF_DIR
+from alphazero.nn import checkpoint
+from alphazero.config.choices import check_group_choices
+from alphazero.config.settings import ConfigError
+from alphazero.nn.network import build_model
+from alphazero.config.paths import CONF_DIR
 from alphazero.play import run_or_exit
 from games import make_game
 

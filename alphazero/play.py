@@ -16,11 +16,11 @@ import hydra
 import numpy as np
 from omegaconf import DictConfig
 
-from alphazero.choices import check_group_choices
-from alphazero.config import ConfigError, build_game, validate
-from alphazero.paths import CONF_DIR
-from alphazero.players import make_player
-from alphazero.threads import use_search_threads
+from alphazero.config.choices import check_group_choices
+from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.config.paths import CONF_DIR
+from alphazero.agent.players import make_player
+from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
 
 SEATS = ("first", "second")

@@ -14,7 +14,7 @@ import sys
 
 import torch
 
-from alphazero import checkpoint
+from alphazero.nn import checkpoint
 
 
 def average(paths: list[str]) -> dict:

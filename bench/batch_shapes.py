@@ -19,7 +19,7 @@ import time
 import numpy as np
 import torch
 
-from alphazero.network import Inference, build_model, padded_batch, select_device
+from alphazero.nn.network import Inference, build_model, padded_batch, select_device
 from games import make_game
 
 

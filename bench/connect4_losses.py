@@ -1,5 +1,5 @@
 """Where a classic Connect-4 agent's lost and drawn games were lost: the exact outcome of every
-column at each of the agent's positions, by games/connect4_solver.py.
+column at each of the agent's positions, by games/connect4/solver.py.
 
     python bench/connect4_losses.py [checkpoint=PATH] [level=20000] [games=80] [seed=0]
                                     [nodes=200000000] [+game.solver_per_column=true] ...
@@ -23,13 +23,13 @@ from collections import defaultdict
 
 import numpy as np
 
-from alphazero.config import build_game
-from alphazero.evaluate import play_match
-from alphazero.players import PureMCTSPlayer, make_player
-from alphazero.presets import compose_play
-from alphazero.threads import use_search_threads
+from alphazero.config.settings import build_game
+from alphazero.evaluate.match import play_match
+from alphazero.agent.players import PureMCTSPlayer, make_player
+from alphazero.config.presets import compose_play
+from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON
-from games.connect4_solver import ILLEGAL_MOVE_SCORE, UNPROVED, Connect4Solver
+from games.connect4.solver import ILLEGAL_MOVE_SCORE, UNPROVED, Connect4Solver
 
 
 def proved_rows(solver, game, moves, node_limit) -> list[dict]:

@@ -1,6 +1,6 @@
 """How often a Connect6 network loses by ignoring a forced cell: a six it could make this
 turn, a block of the six the opponent could make next turn, or a win by threats
-(games/connect6_threats.py); in its drawn games, which side did the threatening, whether a
+(games/connect6/threats.py); in its drawn games, which side did the threatening, whether a
 deeper threat search than the agent's finds a win it missed, and when its last open window
 closed; and how long the forced cells take to find.
 
@@ -31,15 +31,15 @@ from collections import Counter
 
 import numpy as np
 
-from alphazero.config import build_game
-from alphazero.evaluate import play_match
-from alphazero.players import PureMCTSPlayer, make_player
-from alphazero.presets import compose_play
-from alphazero.threads import use_search_threads
+from alphazero.config.settings import build_game
+from alphazero.evaluate.match import play_match
+from alphazero.agent.players import PureMCTSPlayer, make_player
+from alphazero.config.presets import compose_play
+from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON
-from games.connect6 import NONE, OWN, PLY
-from games.connect6_threats import threatened, winning_cells
-from games.stone_board import EMPTY
+from games.connect6.rules import NONE, OWN, PLY
+from games.connect6.threats import threatened, winning_cells
+from games.core.stone_board import EMPTY
 
 
 def probe_drawn_game(game, turn_starts, deep_turns: int, deep_budget: int):

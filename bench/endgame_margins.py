@@ -19,9 +19,9 @@ import sys
 import numpy as np
 import torch
 
-from alphazero import checkpoint
-from alphazero.optimal_moves import solved_positions
-from alphazero.players import load_network
+from alphazero.nn import checkpoint
+from alphazero.evaluate.judges import solved_positions
+from alphazero.agent.players import load_network
 from games import make_game
 
 

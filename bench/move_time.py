@@ -7,8 +7,8 @@ search: one position at a time (batch 1), the torch threads `play` uses.
 The network plays itself from random 2-ply openings (one per game), timing every move (Othello's
 last moves are the endgame solver's: `solved_moves` counts them); compiling and warming up
 are not counted. `--torch` runs the network through
-torch instead of ONNX Runtime (alphazero/onnx_runtime.py), and `--keep-subnormals` then
-turns off torch's flushing of subnormal floats to zero (alphazero/threads.py): both time
+torch instead of ONNX Runtime (alphazero/nn/onnx_runtime.py), and `--keep-subnormals` then
+turns off torch's flushing of subnormal floats to zero (alphazero/config/threads.py): both time
 the code as it ran before. Prints one JSON line.
 """
 from __future__ import annotations
@@ -19,12 +19,13 @@ import time
 
 import numpy as np
 
-from alphazero import network, threads
-from alphazero.config import build_game
-from alphazero.openings import random_opening
-from alphazero.players import make_player
-from alphazero.presets import compose_play
-from alphazero.threads import use_search_threads
+from alphazero.config import threads
+from alphazero.nn import network
+from alphazero.config.settings import build_game
+from alphazero.search.openings import random_opening
+from alphazero.agent.players import make_player
+from alphazero.config.presets import compose_play
+from alphazero.config.threads import use_search_threads
 from games import ONGOING
 
 

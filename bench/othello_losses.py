@@ -1,5 +1,5 @@
 """Where a course-Othello agent's lost games were lost, and whether proving each move's
-outcome (win, draw or loss, games/othello_solver.py's `move_outcomes`) within a node
+outcome (win, draw or loss, games/othello/solver.py's `move_outcomes`) within a node
 budget would have seen the losing move.
 
     python bench/othello_losses.py [checkpoint=PATH] [level=20000] [games=80] [seed=0]
@@ -27,13 +27,13 @@ from collections import defaultdict
 
 import numpy as np
 
-from alphazero.config import build_game
-from alphazero.evaluate import play_match
-from alphazero.players import PureMCTSPlayer, make_player
-from alphazero.presets import compose_play
-from alphazero.threads import use_search_threads
+from alphazero.config.settings import build_game
+from alphazero.evaluate.match import play_match
+from alphazero.agent.players import PureMCTSPlayer, make_player
+from alphazero.config.presets import compose_play
+from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON
-from games.othello_solver import ILLEGAL, UNKNOWN, OthelloSolver
+from games.othello.solver import ILLEGAL, UNKNOWN, OthelloSolver
 
 
 def proved_backwards(solver, game, moves, node_limit):

@@ -4,8 +4,8 @@
 
 Positions come from uniformly random play from the start (seed 0). Each is solved three times,
 each with a fresh transposition table: its value alone (`solve`), a best move with its value
-(`best_move`, what the agent plays near the end: alphazero.endgame), and every legal move's
-exact value (`move_values`, what alphazero.optimal_moves judges with). Prints one JSON line per empty count.
+(`best_move`, what the agent plays near the end: alphazero.agent.endgame), and every legal move's
+exact value (`move_values`, what alphazero.evaluate.judges judges with). Prints one JSON line per empty count.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from games import ONGOING, make_game
-from games.othello_solver import OthelloSolver
+from games.othello.solver import OthelloSolver
 
 
 def random_endgame(game, rng, empties: int) -> np.ndarray:

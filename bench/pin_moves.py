@@ -3,10 +3,10 @@
 `python bench/pin_moves.py tests/data/pinned_moves.json`."""
 import json, sys
 import numpy as np
-from alphazero.presets import compose_play
-from alphazero.config import build_game
+from alphazero.config.presets import compose_play
+from alphazero.config.settings import build_game
 from alphazero.play import make_agent
-from alphazero.threads import use_search_threads
+from alphazero.config.threads import use_search_threads
 
 KEYS = ["connect4", "connect4_classic", "connect6", "gomoku", "gomoku8", "othello"]
 out = {}

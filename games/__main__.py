@@ -8,9 +8,9 @@ import time
 import numpy as np
 
 from games import GameError, make_game
-from games.cli import parse_overrides
-from games.perft import compiled
-from games.rng import make_rng
+from games.core.cli import parse_overrides
+from games.core.perft import compiled
+from games.core.rng import make_rng
 
 USAGE = ("usage: python -m games perft GAME [key=value ...] DEPTH\n"
          "       python -m games playouts GAME [key=value ...] SECONDS")

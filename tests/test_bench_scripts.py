@@ -6,8 +6,8 @@ import sys
 import numpy as np
 import torch
 
-from alphazero import checkpoint
-from alphazero.network import build_model, resolve_runtime
+from alphazero.nn import checkpoint
+from alphazero.nn.network import build_model, resolve_runtime
 from games import make_game
 from tests.test_play import ROOT, tiny_checkpoint
 
@@ -70,7 +70,7 @@ def test_batch_shapes_times_fixed_and_changing_batches():
 def test_average_snapshots_takes_the_mean_of_each_weight(tmp_path):
     import torch
 
-    from alphazero import checkpoint
+    from alphazero.nn import checkpoint
     shipped = checkpoint.load(ROOT / "checkpoints/pretrained/connect4_classic.pt")
     halved = shipped | {"model": {key: value / 2 if value.is_floating_point() else value
                                   for key, value in shipped["model"].items()}}

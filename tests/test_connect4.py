@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, make_game
-from games import connect4
-from games.perft import compiled
-from games.rng import make_rng
+from games.connect4 import rules as connect4
+from games.core.perft import compiled
+from games.core.rng import make_rng
 
 REPO = __file__.rsplit("/tests/", 1)[0]
 

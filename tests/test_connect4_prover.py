@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from games.base import DRAW as DRAWN_GAME
-from games.base import ONGOING
-from games.connect4 import CELLS, COLS, FORB_COL, FORB_ROW, OPEN_COUNT, STATUS, Connect4, play
-from games.connect4_prover import DRAW, ILLEGAL, LOSS, UNKNOWN, WIN, Connect4Prover
-from games.connect4_solver import ILLEGAL_MOVE_SCORE, Connect4Solver
+from games.core.base import DRAW as DRAWN_GAME
+from games.core.base import ONGOING
+from games.connect4.rules import CELLS, COLS, FORB_COL, FORB_ROW, OPEN_COUNT, STATUS, Connect4, play
+from games.connect4.prover import DRAW, ILLEGAL, LOSS, UNKNOWN, WIN, Connect4Prover
+from games.connect4.solver import ILLEGAL_MOVE_SCORE, Connect4Solver
 
 
 class Minimax:
-    """Every continuation, no pruning, memoised by state, played by games.connect4's kernels."""
+    """Every continuation, no pruning, memoised by state, played by games.connect4.rules's kernels."""
 
     def __init__(self, game):
         self.game, self.memo = game, {}

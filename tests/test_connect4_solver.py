@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from games.connect4_solver import ILLEGAL_MOVE_SCORE, UNPROVED, Connect4Solver
+from games.connect4.solver import ILLEGAL_MOVE_SCORE, UNPROVED, Connect4Solver
 
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))  # (column step, row step)
 
@@ -256,7 +256,7 @@ def test_bad_board_raises(rows, cols):
 # ----------------------------------------------------------------------------- boards
 
 def drawn_board(moves, rows=6, cols=7):
-    """The position after `moves` drawn as games.connect4's `board` draws it: row 0 the top,
+    """The position after `moves` drawn as games.connect4.rules's `board` draws it: row 0 the top,
     1 the first player's stones, 2 the second's."""
     board = np.zeros((rows, cols), dtype=np.int8)
     for stones, col in enumerate(moves):

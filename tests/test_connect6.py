@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, make_game
-from games.perft import compiled
-from games.rng import make_rng, rand_below
+from games.core.perft import compiled
+from games.core.rng import make_rng, rand_below
 
 LETTERS = "ABCDEFGHJKLMNOPQRST"
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))

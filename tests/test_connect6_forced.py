@@ -1,16 +1,16 @@
-"""Connect6's forced cells (games/connect6.py forced_cells) against brute force through the
-game's own moves, and the agent that follows them (alphazero.move_rules.ForcedCells)."""
+"""Connect6's forced cells (games/connect6/rules.py forced_cells) against brute force through the
+game's own moves, and the agent that follows them (alphazero.agent.move_rules.ForcedCells)."""
 import random
 from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
 
-from alphazero.move_rules import ForcedCells
-from alphazero.players import AlphaZeroPlayer
-from alphazero.serve.agent import Agent
+from alphazero.agent.move_rules import ForcedCells
+from alphazero.agent.players import AlphaZeroPlayer
+from alphazero.agent.thinking import Agent
 from games import ONGOING, make_game
-from games import connect6_threats
+from games.connect6 import threats as connect6_threats
 from tests.test_connect6 import Reference, game_order
 from tests.test_evaluate import uniform_network
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from alphazero import checkpoint
-from alphazero.network import build_model
+from alphazero.nn import checkpoint
+from alphazero.nn.network import build_model
 from games import make_game
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,10 +7,10 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from alphazero import checkpoint, threads
-from alphazero.config import ConfigError, build_game, validate
-from alphazero.paths import CONF_DIR, PRETRAINED_DIR
-from alphazero.players import default_checkpoint, make_player
+from alphazero.nn import checkpoint, threads
+from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.config.paths import CONF_DIR, PRETRAINED_DIR
+from alphazero.agent.players import default_checkpoint, make_player
 from games import make_game
 from tests.test_engine import make_engine, ok, refused
 from tests.test_play import ROOT, compose_config

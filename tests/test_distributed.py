@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.distributed import DataParallelTrainer
-from alphazero.network import build_model
-from alphazero.trainer import Trainer
+from alphazero.train.distributed import DataParallelTrainer
+from alphazero.nn.network import build_model
+from alphazero.train.trainer import Trainer
 
 SPEC = SimpleNamespace(planes=3, height=6, width=7, num_actions=7)
 TRAINER_ARGS = {"lr": 0.1, "weight_decay_l2": 1e-3, "optimizer": "sgd"}

@@ -1,15 +1,15 @@
-"""The agent's exact endgame moves (alphazero.endgame): where the Othello solver covers a
+"""The agent's exact endgame moves (alphazero.agent.endgame): where the Othello solver covers a
 position, the agent plays a best move by exact value instead of its search's, in play,
 evaluate and the browser board; elsewhere it searches as before."""
 import numpy as np
 import pytest
 
-from alphazero.config import ConfigError, build_game, validate
-from alphazero.endgame import ExactEndgame
-from alphazero.players import AlphaZeroPlayer, make_player
-from alphazero.serve.agent import Agent
+from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.agent.endgame import ExactEndgame
+from alphazero.agent.players import AlphaZeroPlayer, make_player
+from alphazero.agent.thinking import Agent
 from games import make_game
-from games.othello_solver import OthelloSolver
+from games.othello.solver import OthelloSolver
 from tests.test_evaluate import uniform_network
 from tests.test_othello_solver import endgame
 from tests.test_play import compose_config

@@ -1,5 +1,5 @@
 """The side-by-side engine benchmark: real engine processes, the same moves alone and at once."""
-from alphazero.engine_bench import bench_engines, engine_overrides
+from alphazero.bench.engines import bench_engines, engine_overrides
 from games import make_game
 
 

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from omegaconf import OmegaConf
 
-from alphazero import checkpoint
-from alphazero.config import ConfigError
-from alphazero.evaluate import (Gate, MatchResult, format_row, ladder, match_openings, play_match,
+from alphazero.nn import checkpoint
+from alphazero.config.settings import ConfigError
+from alphazero.evaluate.match import (Gate, MatchResult, format_row, ladder, match_openings, play_match,
                                 result_row)
-from alphazero.network import build_model
-from alphazero.players import AlphaZeroPlayer, PureMCTSPlayer
+from alphazero.nn.network import build_model
+from alphazero.agent.players import AlphaZeroPlayer, PureMCTSPlayer
 from games import make_game
 
 ROOT = Path(__file__).resolve().parents[1]

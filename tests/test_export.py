@@ -8,9 +8,9 @@ import numpy as np
 import onnx
 import onnxruntime
 
-from alphazero import checkpoint
+from alphazero.nn import checkpoint
 from alphazero.export import export_onnx
-from alphazero.players import PRETRAINED_DIR, load_network
+from alphazero.agent.players import PRETRAINED_DIR, load_network
 from games import ONGOING, make_game
 
 ROOT = Path(__file__).resolve().parents[1]

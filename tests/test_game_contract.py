@@ -1,4 +1,4 @@
-"""The game contract (games/base.py), checked on every registered game.
+"""The game contract (games/core/base.py), checked on every registered game.
 
 Each test checks one rule that search, self-play, the replay buffer and the tools rely on,
 and fails with a message that starts with the rule's name. A new game is picked up from the
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, game_names, make_game
-from games.rng import make_rng
-from games.specialize import specialize
+from games.core.rng import make_rng
+from games.core.specialize import specialize
 
 # Representative parameters per registered game; a game missing here runs with its defaults.
 GAME_PARAMS = {
@@ -109,7 +109,7 @@ def test_legal_moves_and_status(game):
     rule = "legal moves and status"
     for state, moves in positions(game, seed=1):
         code = game.status(state)
-        assert code in STATUSES, f"{rule}: status {code} is not one of games.base's codes"
+        assert code in STATUSES, f"{rule}: status {code} is not one of games.core.base's codes"
         mask = np.ones(game.num_actions, dtype=np.bool_)  # stale values must be overwritten
         count = game.kernels["legal_actions"](state, mask)
         assert count == mask.sum(), f"{rule}: legal_actions must return the number it marks"

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from alphazero.config import build_game
+from alphazero.config.settings import build_game
 from games import ONGOING, make_game
 from tests.test_engine import make_engine, ok, refused
 from tests.test_play import PURE, ROOT, compose_config, play_script, tiny_checkpoint

@@ -28,7 +28,7 @@ def test_an_installed_copy_finds_its_config_and_networks_from_any_folder(tmp_pat
     env = {**os.environ, "PYTHONPATH": str(site)}
 
     where = subprocess.run(
-        [sys.executable, "-c", "import alphazero.paths as p; print(p.CONF_DIR); print(p.PRETRAINED_DIR)"],
+        [sys.executable, "-c", "import alphazero.config.paths as p; print(p.CONF_DIR); print(p.PRETRAINED_DIR)"],
         cwd=elsewhere, env=env, capture_output=True, text=True, check=True)
     conf, pretrained = map(Path, where.stdout.split())
     assert conf.is_relative_to(site) and (conf / "game" / "connect6.yaml").is_file()

@@ -3,11 +3,11 @@ batched == single-tree, and arena exhaustion with tree reuse."""
 import numpy as np
 import pytest
 
-from alphazero.mcts import (IN_EDGE, NODES_USED, PARENT, STATUS, TO_PLAY, VISITS, BatchedSearch,
+from alphazero.search.puct import (IN_EDGE, NODES_USED, PARENT, STATUS, TO_PLAY, VISITS, BatchedSearch,
                             SearchConfig)
 from games import FIRST_WON, ONGOING, SECOND_WON, make_game
-from games.rng import make_rng
-from games.othello_solver import OthelloSolver
+from games.core.rng import make_rng
+from games.othello.solver import OthelloSolver
 from tests.search_positions import (BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position,
                                     winning_moves)
 

@@ -1,4 +1,4 @@
-"""The agent's proven-outcome move rule (alphazero.move_rules). Classic Connect-4 boards:
+"""The agent's proven-outcome move rule (alphazero.agent.move_rules). Classic Connect-4 boards:
 where the solver proves every column's outcome within its node budget, the agent plays a
 column with the best one and reports that outcome as its value, in matches and on the browser
 board; elsewhere its search alone plays, or, proving column by column (experimental), where
@@ -10,13 +10,13 @@ import random
 import numpy as np
 import pytest
 
-from alphazero.config import ConfigError, build_game, validate
-from alphazero.move_rules import ProvenOutcomes, ruled_action
-from alphazero.players import AlphaZeroPlayer, make_player
-from alphazero.serve.agent import Agent
+from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.agent.move_rules import ProvenOutcomes, ruled_action
+from alphazero.agent.players import AlphaZeroPlayer, make_player
+from alphazero.agent.thinking import Agent
 from games import make_game
-from games.connect4_solver import Connect4Solver
-from games.othello_solver import UNKNOWN, OthelloSolver
+from games.connect4.solver import Connect4Solver
+from games.othello.solver import UNKNOWN, OthelloSolver
 from tests.test_connect4_solver import random_moves_6x7
 from tests.test_evaluate import uniform_network
 from tests.test_othello_solver import endgame

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.network import (
+from alphazero.nn.network import (
     Inference,
     ResNet,
     build_model,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.network import Inference, build_model
+from alphazero.nn.network import Inference, build_model
 from tests.test_network import KINDS, SPEC, make, random_batch
 
 CPU = torch.device("cpu")

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero import checkpoint
-from alphazero.config import ConfigError
-from alphazero.network import build_model
-from alphazero.optimal_moves import (ENDGAME_EMPTIES, check_supported, optimal_move_rate,
+from alphazero.nn import checkpoint
+from alphazero.config.settings import ConfigError
+from alphazero.nn.network import build_model
+from alphazero.evaluate.judges import (ENDGAME_EMPTIES, check_supported, optimal_move_rate,
                                      solved_positions)
 from games import ONGOING, make_game
-from games.connect4_solver import ILLEGAL_MOVE_SCORE, Connect4Solver
-from games.othello_solver import OthelloSolver
+from games.connect4.solver import ILLEGAL_MOVE_SCORE, Connect4Solver
+from games.othello.solver import OthelloSolver
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,11 +12,11 @@ import pytest
 from numba import njit
 
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, make_game
-from games.othello import (BLACK, PASS, PLY, TO_MOVE, WHITE, fast_pdep, flipping_moves,
+from games.othello.rules import (BLACK, PASS, PLY, TO_MOVE, WHITE, fast_pdep, flipping_moves,
                            flipping_moves_vec, flips_of, flips_vec, nth_bit_pdep,
                            nth_bit_portable, nth_set_bit)
-from games.perft import compiled
-from games.rng import make_rng
+from games.core.perft import compiled
+from games.core.rng import make_rng
 
 RULES = ["course", "standard"]
 EMPTY, X, O = 0, 1, 2  # reference board cells; X is Black, the first player

@@ -1,11 +1,11 @@
-"""The Othello endgame solver against a plain minimax over the game's own rules (games.othello's
+"""The Othello endgame solver against a plain minimax over the game's own rules (games.othello.rules's
 play, legal moves and score), on positions with few empty cells, in both rule sets."""
 import numpy as np
 import pytest
 
 from games import ONGOING, make_game
-from games.othello import PASS
-from games.othello_solver import ILLEGAL, UNKNOWN, OthelloSolver
+from games.othello.rules import PASS
+from games.othello.solver import ILLEGAL, UNKNOWN, OthelloSolver
 
 
 def brute_force(game, state, counts) -> int:

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero.config import build_game
+from alphazero.config.settings import build_game
 from alphazero.play import make_agent
-from alphazero.presets import compose_play
+from alphazero.config.presets import compose_play
 
 PINNED = json.loads((Path(__file__).parent / "data" / "pinned_moves.json").read_text())
 

@@ -9,11 +9,11 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
-from alphazero import checkpoint
-from alphazero.config import build_game
-from alphazero.network import build_model
+from alphazero.nn import checkpoint
+from alphazero.config.settings import build_game
+from alphazero.nn.network import build_model
 from alphazero.play import make_agent, play_match
-from alphazero.players import make_player
+from alphazero.agent.players import make_player
 from games import ONGOING, make_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ def compose_config(name: str, *overrides: str):
 
 
 def tiny_checkpoint(path: Path, game) -> Path:
-    """An untrained network saved with the keys alphazero.train writes to latest.pt."""
+    """An untrained network saved with the keys alphazero.train.loop writes to latest.pt."""
     torch.manual_seed(0)
     model = build_model("cnn", game, **TINY_SIZES)
     checkpoint.save_atomic({"game": game.name, "game_params": game.params(), "model_kind": "cnn",

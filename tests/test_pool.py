@@ -8,20 +8,20 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.mcts import SearchConfig
-from alphazero.network import Inference, build_model
-from alphazero.pool import WorkerSpec, weights_to_bytes
-from alphazero.selfplay import SelfPlayConfig
+from alphazero.search.puct import SearchConfig
+from alphazero.nn.network import Inference, build_model
+from alphazero.workers.pool import WorkerSpec, weights_to_bytes
+from alphazero.workers.selfplay import SelfPlayConfig
 from games import make_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
 SLOW_TRAINER_SCRIPT = """
 import os, sys, time
-from alphazero.mcts import SearchConfig
-from alphazero.network import build_model
-from alphazero.pool import LocalPool, WorkerSpec, weights_to_bytes
-from alphazero.selfplay import SelfPlayConfig
+from alphazero.search.puct import SearchConfig
+from alphazero.nn.network import build_model
+from alphazero.workers.pool import LocalPool, WorkerSpec, weights_to_bytes
+from alphazero.workers.selfplay import SelfPlayConfig
 from games import make_game
 
 def rss_mb(pid):
@@ -76,7 +76,7 @@ def test_the_service_answers_as_the_network_does(device):
     import multiprocessing as mp
     import threading
 
-    from alphazero.inference_service import RemoteEvaluator, SharedBlock, service_main
+    from alphazero.workers.inference_service import RemoteEvaluator, SharedBlock, service_main
 
     game = make_game("othello")
     model = build_model("cnn", game, channels=[4, 4, 4])

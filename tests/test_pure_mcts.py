@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from alphazero.pure_mcts import EDGE_START, STATUS, TO_PLAY, TRIED, PureMCTS
+from alphazero.search.pure_mcts import EDGE_START, STATUS, TO_PLAY, TRIED, PureMCTS
 from games import make_game
 from tests.search_positions import BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position
 

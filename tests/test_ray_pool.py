@@ -8,8 +8,8 @@ import torch
 from hydra import compose, initialize_config_dir
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from alphazero.ray_pool import RayPool, auto_worker_count
-from alphazero.train import TrainingRun
+from alphazero.workers.ray_pool import RayPool, auto_worker_count
+from alphazero.train.loop import TrainingRun
 from tests.test_train import ROOT, TINY, scalar_tags, train
 
 ONE_WORKER = ["selfplay.workers=1", "eval.interval=0"]

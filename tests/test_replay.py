@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.replay import ReplayBuffer
+from alphazero.train.replay import ReplayBuffer
 
 # Board transforms for the 8-fold square group (identity first) and a left-right mirror.
 SQUARE_GROUP = [lambda b, k=k, f=f: np.rot90(np.flip(b, -1) if f else b, k, axes=(-2, -1))
@@ -13,7 +13,7 @@ MIRROR_GROUP = [lambda b: b, lambda b: np.flip(b, -1)]
 
 
 def cell_maps(transforms, height: int, width: int) -> np.ndarray:
-    """int64 [G, H*W]: cell i goes to cells[g, i], as games.base defines it."""
+    """int64 [G, H*W]: cell i goes to cells[g, i], as games.core.base defines it."""
     cells = np.arange(height * width).reshape(height, width)
     return np.stack([np.argsort(t(cells).ravel()) for t in transforms]).astype(np.int64)
 
@@ -66,7 +66,7 @@ def test_mirror_group_on_a_wide_board_with_column_actions_and_a_pass():
 
 
 def test_per_position_permutations_follow_the_contract():
-    # Each position has its own maps (games.base: symmetries are per state).
+    # Each position has its own maps (games.core.base: symmetries are per state).
     rng = np.random.default_rng(2)
     n, groups, planes, height, width, actions = 3, 4, 2, 3, 4, 7
     board, pis, zs, owners = random_game(rng, n, planes, height, width, actions)

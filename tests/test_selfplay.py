@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero.mcts import SearchConfig
-from alphazero.replay import ReplayBuffer
-from alphazero.selfplay import SelfPlayConfig, SelfPlayWorker, outcome_for, value_targets
+from alphazero.search.puct import SearchConfig
+from alphazero.train.replay import ReplayBuffer
+from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker, outcome_for, value_targets
 from games import DRAW, FIRST_WON, SECOND_WON, make_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,10 +194,10 @@ def test_connect4_is_augmented_by_the_mirror_only():
 
 
 RESTART_SCRIPT = """
-from alphazero.mcts import SearchConfig
-from alphazero.network import build_model
-from alphazero.pool import LocalPool, WorkerSpec, weights_to_bytes
-from alphazero.selfplay import SelfPlayConfig
+from alphazero.search.puct import SearchConfig
+from alphazero.nn.network import build_model
+from alphazero.workers.pool import LocalPool, WorkerSpec, weights_to_bytes
+from alphazero.workers.selfplay import SelfPlayConfig
 from games import make_game
 
 if __name__ == "__main__":

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
-from alphazero.mcts import BatchedSearch
-from alphazero.players import PRETRAINED_DIR
+from alphazero.search.puct import BatchedSearch
+from alphazero.agent.players import PRETRAINED_DIR
 from alphazero.serve.__main__ import listen, load_config
 from alphazero.serve.app import create_app
 from alphazero.serve.board_view import board_view
 from alphazero.serve.catalog import CatalogError, resolve_checkpoint
-from alphazero.config import ConfigError
+from alphazero.config.settings import ConfigError
 from games import ONGOING, game_names, make_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -228,7 +228,7 @@ def test_old_sessions_make_room_for_new_ones(client):
 
 
 def test_principal_variation_follows_the_most_visited_children():
-    from alphazero.mcts import SearchConfig
+    from alphazero.search.puct import SearchConfig
     game = make_game("connect4", rows=6, cols=7, forbidden=None)
 
     def uniform(planes, legal):

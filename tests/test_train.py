@@ -11,10 +11,10 @@ import torch
 from hydra import compose, initialize_config_dir
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from alphazero import checkpoint
-from alphazero.config import ConfigError, build_game, validate, validate_training
-from alphazero.network import GlobalPoolBias, build_model
-from alphazero.train import selfplay_seed
+from alphazero.nn import checkpoint
+from alphazero.config.settings import ConfigError, build_game, validate, validate_training
+from alphazero.nn.network import GlobalPoolBias, build_model
+from alphazero.train.loop import selfplay_seed
 from games import make_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -283,7 +283,8 @@ def test_ctrl_c_saves_when_the_output_pipe_is_gone(tmp_path):
 
 
 def test_gate_previous_searches_both_networks_with_the_gates_budget(tmp_path, monkeypatch):
-    from alphazero import evaluate, train as train_module
+    from alphazero.evaluate import match as evaluate
+    from alphazero.train import loop as train_module
     with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
         cfg = compose(config_name="config", overrides=[
             *TINY, "eval.gate=previous", "eval.simulations=24", "mcts.simulations=8",

@@ -9,9 +9,9 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from alphazero.config import scheduled_lr
-from alphazero.network import build_model
-from alphazero.trainer import Trainer, measure_training
+from alphazero.config.settings import scheduled_lr
+from alphazero.nn.network import build_model
+from alphazero.train.trainer import Trainer, measure_training
 
 SPEC = SimpleNamespace(planes=2, height=4, width=5, num_actions=20)
 KINDS = {"cnn": {"channels": (16, 16, 16)}, "resnet": {"blocks": 2, "channels": 16},

@@ -23,11 +23,11 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from alphazero import checkpoint
-from alphazero.config import ConfigError
-from alphazero.players import checkpoint_player, default_checkpoint, shipped_boards
-from alphazero.presets import Preset, load_presets
-from alphazero.serve.agent import Agent
+from alphazero.nn import checkpoint
+from alphazero.config.settings import ConfigError
+from alphazero.agent.players import checkpoint_player, default_checkpoint, shipped_boards
+from alphazero.config.presets import Preset, load_presets
+from alphazero.agent.thinking import Agent
 from alphazero.serve.catalog import (CatalogError, checkpoint_roots, display_path,
                                      list_checkpoints, resolve_checkpoint)
 from alphazero.serve.session import GameSession, Refusal
@@ -167,7 +167,7 @@ class Server:
         return live
 
     def simulations(self, value) -> int:
-        # at least 2: a search's first simulation only expands the root (alphazero.config)
+        # at least 2: a search's first simulation only expands the root (alphazero.config.settings)
         if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= self.max_simulations:
             raise ApiError(400, f"simulations must be a whole number from 2 to {self.max_simulations}.")
         return value

@@ -1,4 +1,4 @@
-"""What the page draws, read from any game through the contract alone (games.base).
+"""What the page draws, read from any game through the contract alone (games.core.base).
 
 The board comes from `render(state)`: its rows of one-character cells (`.` empty, `X` the
 first player's stone, `O` the second's, `#` a cell no one may play), with row labels allowed

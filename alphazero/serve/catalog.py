@@ -1,4 +1,4 @@
-"""What the page offers: the games (alphazero.presets) and the checkpoint files a session
+"""What the page offers: the games (alphazero.config.presets) and the checkpoint files a session
 may load.
 
 A checkpoint path from a request is accepted only when it resolves (symbolic links
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from alphazero.paths import PRETRAINED_DIR
+from alphazero.config.paths import PRETRAINED_DIR
 
 PROJECT_CHECKPOINTS = PRETRAINED_DIR.parent
 NOT_NETWORKS = ("replay",)  # checkpoints/<run>/replay.pt holds a replay buffer, not a network

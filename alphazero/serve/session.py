@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alphazero.serve.agent import Agent, Thought
+from alphazero.agent.thinking import Agent, Thought
 from alphazero.serve.board_view import board_rows, board_view, filled_cell
 from games import DRAW, FIRST_WON, ONGOING, GameError
 

@@ -1,0 +1,67 @@
+"""The games a user can pick by name: every file of conf/game/ (with the config `play`
+composes for it) and every registered game without one, and each one's playing budget.
+The web board lists them; the GTP engine's set_game takes a new game's budget from them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from omegaconf import DictConfig, OmegaConf
+
+from alphazero.config.settings import PLAY_RULES_OFF
+from alphazero.config.paths import CONF_DIR
+from games import game_names
+
+
+@dataclass
+class Preset:
+    key: str            # a conf/game/ file's name, or a registered game's name
+    game_name: str
+    params: dict        # the game's parameters as configured
+    simulations: int    # the game's playing budget (game.play_simulations)
+    cfg: DictConfig     # what `python -m alphazero.play game=<key>` composes
+
+
+def compose_play(overrides: list[str]) -> DictConfig:
+    if GlobalHydra.instance().is_initialized():  # inside a command's @hydra.main (the engine)
+        return compose(config_name="play", overrides=overrides)
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        return compose(config_name="play", overrides=overrides)
+
+
+def load_presets() -> dict[str, Preset]:
+    presets = {}
+    for path in sorted((CONF_DIR / "game").glob("*.yaml")):
+        cfg = compose_play([f"game={path.stem}"])
+        presets[path.stem] = Preset(path.stem, cfg.game.name, OmegaConf.to_container(cfg.game.params),
+                                    cfg.game.play_simulations, cfg)
+    configured = {p.game_name for p in presets.values()}
+    base = compose_play([])
+    for name in game_names():
+        if name not in configured:  # a game with no config file plays with its own defaults
+            presets[name] = Preset(name, name, {}, base.game.play_simulations, base)
+    return presets
+
+
+def fitting_preset(game, presets: dict[str, Preset]) -> Preset | None:
+    """The config whose boards include this game's (one for exactly these parameters first),
+    or None when no config covers them."""
+    fitting = [(preset.params != game.params(), preset.key) for preset in presets.values()
+               if preset.game_name == game.name and game.played_by(preset.params)]
+    return presets[min(fitting)[1]] if fitting else None
+
+
+def playing_budget(game, presets: dict[str, Preset]) -> int | None:
+    """The playing budget of the config that covers this game's boards, or None."""
+    preset = fitting_preset(game, presets)
+    return preset.simulations if preset else None
+
+
+def play_rules(game, presets: dict[str, Preset]) -> dict:
+    """The agent's exact help (PLAY_RULES_OFF's keys) as the config covering this game's
+    boards sets it; all off where no config covers them."""
+    preset = fitting_preset(game, presets)
+    return {key: preset.cfg.game.get(key, off) if preset else off
+            for key, off in PLAY_RULES_OFF.items()}

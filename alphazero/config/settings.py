@@ -1,0 +1,288 @@
+"""Turning the Hydra config tree into the components' own settings, with clear errors."""
+from __future__ import annotations
+
+import os
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+
+from alphazero.search.puct import SearchConfig
+from alphazero.nn.network import check_precision, select_device
+from alphazero.workers.selfplay import SelfPlayConfig
+from alphazero.train.trainer import OPTIMIZERS
+from games import Game, make_game
+
+
+POOL_KINDS = ("local", "ray")
+
+
+class ConfigError(ValueError):
+    """A config value out of range; the message is one sentence naming it."""
+
+
+# (config key, lowest allowed value) for every number that must be positive or non-negative
+# (a search's first simulation only expands the root: a move needs at least a second)
+_BOUNDS = [("game.play_simulations", 2), ("mcts.simulations", 2), ("mcts.c_puct", 0),
+           ("mcts.fpu_reduction", 0), ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1),
+           ("mcts.arena_factor", 1),
+           ("selfplay.games_in_parallel", 1), ("selfplay.temperature_moves", 0),
+           ("selfplay.fast_simulations", 2),
+           ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),
+           ("train.min_replay", 0), ("train.batch_size", 1), ("train.lr", 0), ("train.l2", 0),
+           ("train.checkpoint_minutes", 0), ("eval.interval", 0), ("eval.games", 1),
+           ("eval.start_level", 1), ("eval.level_step", 0), ("eval.threshold", 0)]
+# keys that may be null (off) or else a number of at least this
+_NULL_OR_BOUNDS = [("eval.simulations", 2), ("train.max_games", 1), ("train.max_minutes", 0)]
+
+
+MOST_SOLVER_EMPTIES = 18  # a move from 18 empty Othello cells takes seconds
+MOST_SOLVER_NODES = 10_000_000  # Connect-4: seconds a move where the solver gives up
+# The keys of cfg.game that give the agent exact help (validate_play_rules), each with the
+# value that turns it off.
+PLAY_RULES_OFF = {"endgame_solver_empties": 0, "forced_moves": False, "solver_nodes": 0}
+
+
+def validate(cfg: DictConfig) -> None:
+    for key, low in _BOUNDS:
+        value = OmegaConf.select(cfg, key)
+        if not _is_number(value) or value < low:
+            raise ConfigError(f"{key} must be a number of at least {low}, not {value!r}.")
+    for key, low in _NULL_OR_BOUNDS:
+        value = OmegaConf.select(cfg, key)
+        if value is not None and (not _is_number(value) or value < low):
+            raise ConfigError(f"{key} must be null or a number of at least {low}, not {value!r}.")
+    for key, may_be_null in (("selfplay.full_search_share", False), ("mcts.discount", True)):
+        value = OmegaConf.select(cfg, key)
+        if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
+            raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
+    for key in ("selfplay.q_share", "selfplay.opening_share", "mcts.rollout_share"):
+        value = OmegaConf.select(cfg, key)
+        if not (_is_number(value) and 0 <= value <= 1):
+            raise ConfigError(f"{key} must be a number from 0 to 1, not {value!r}.")
+    utility = cfg.mcts.score_utility
+    if utility is not None and not (_is_number(utility) and 0 <= utility < 1):
+        raise ConfigError(f"mcts.score_utility must be null or at least 0 and below 1, not "
+                          f"{utility!r}.")
+    if cfg.mcts.dirichlet_epsilon > 1:
+        raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
+    validate_lr_schedule(cfg.train.lr_schedule)
+    snapshot_games = cfg.train.snapshot_games
+    if snapshot_games is not None and not (_is_count(snapshot_games) and snapshot_games > 0):
+        raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
+                          f"not {snapshot_games!r}.")
+    validate_model(cfg.model)
+    validate_play_rules(cfg.game)
+    if cfg.threads != "auto" and not (_is_count(cfg.threads) and cfg.threads > 0):
+        raise ConfigError(f"threads must be auto or a whole number of at least 1, not {cfg.threads!r}.")
+    if cfg.eval.gate not in ("pure", "previous"):
+        raise ConfigError(f"eval.gate must be pure or previous, not {cfg.eval.gate!r}.")
+    if cfg.eval.threshold > 1:
+        raise ConfigError(f"eval.threshold must be a score from 0 to 1, not {cfg.eval.threshold}.")
+    if cfg.train.optimizer not in OPTIMIZERS:
+        raise ConfigError(f"train.optimizer must be one of {', '.join(OPTIMIZERS)}, not "
+                          f"{cfg.train.optimizer!r}.")
+    check_precision(cfg.selfplay.precision, select_device(cfg.device))
+    for key in ("eval.opening_plies", "selfplay.opening_plies"):
+        value = OmegaConf.select(cfg, key)
+        if not _is_count(value):
+            raise ConfigError(f"{key} must be a whole number of at least 0, not {value!r}.")
+    worker_count(cfg.selfplay.workers)
+    validate_pool(cfg.pool, cfg.selfplay.workers)
+    devices = ddp_devices(cfg.train.ddp)
+    if devices and cfg.train.batch_size % len(devices):
+        raise ConfigError(f"train.batch_size ({cfg.train.batch_size}) must split evenly over "
+                          f"the {len(devices)} devices of train.ddp.")
+
+
+def validate_training(cfg: DictConfig) -> None:
+    """What only a training run needs on top of `validate` (in play and evaluate,
+    mcts.simulations is the playing budget and self-play's settings do not apply)."""
+    validate(cfg)
+    if cfg.selfplay.full_search_share < 1 and cfg.selfplay.fast_simulations > cfg.mcts.simulations:
+        raise ConfigError(f"selfplay.fast_simulations ({cfg.selfplay.fast_simulations}) must not "
+                          f"exceed mcts.simulations ({cfg.mcts.simulations}).")
+
+
+def validate_play_rules(game: DictConfig) -> None:
+    """The game's help for its agent: Othello's endgame solver, Connect6's forced cells,
+    Connect-4's and Othello's proven outcomes."""
+    empties = game.get("endgame_solver_empties", 0)
+    if not (_is_count(empties) and empties <= MOST_SOLVER_EMPTIES):
+        raise ConfigError(f"game.endgame_solver_empties must be a whole number from 0 to "
+                          f"{MOST_SOLVER_EMPTIES} (more takes seconds a move), not {empties!r}.")
+    if empties and game.name != "othello":
+        raise ConfigError(f"game.endgame_solver_empties needs a game with an exact endgame "
+                          f"solver (othello), not {game.name}.")
+    forced = game.get("forced_moves", False)
+    if not isinstance(forced, bool):
+        raise ConfigError(f"game.forced_moves must be true or false, not {forced!r}.")
+    if forced and game.name != "connect6":
+        raise ConfigError(f"game.forced_moves needs a game whose rules name forced cells "
+                          f"(connect6), not {game.name}.")
+    nodes = game.get("solver_nodes", 0)
+    if not (_is_count(nodes) and nodes <= MOST_SOLVER_NODES):
+        raise ConfigError(f"game.solver_nodes must be a whole number from 0 to "
+                          f"{MOST_SOLVER_NODES} (more takes seconds a move), not {nodes!r}.")
+    if nodes and game.name not in ("connect4", "othello"):
+        raise ConfigError(f"game.solver_nodes needs a game with a solver that proves outcomes "
+                          f"(connect4, othello), not {game.name}.")
+    per_column = game.get("solver_per_column", False)
+    if not isinstance(per_column, bool):
+        raise ConfigError(f"game.solver_per_column must be true or false, not {per_column!r}.")
+
+
+def _is_size(value) -> bool:
+    return _is_count(value) and value > 0
+
+
+def _is_sizes(value) -> bool:
+    return _is_list(value) and len(value) > 0 and all(_is_size(x) for x in value)
+
+
+def _is_slope(value) -> bool:
+    return _is_number(value) and 0 <= value < 1
+
+
+def _is_bool(value) -> bool:
+    return isinstance(value, bool)
+
+
+# Per model kind: each size the network's constructor takes, its check, and what it must be.
+_MODEL_SIZES = {
+    "cnn": {"channels": (_is_sizes, "a non-empty list of whole numbers of at least 1"),
+            "policy_channels": (_is_size, "a whole number of at least 1"),
+            "value_channels": (_is_size, "a whole number of at least 1"),
+            "value_hidden": (_is_size, "a whole number of at least 1"),
+            "head_slope": (_is_slope, "a number from 0 up to 1"),
+            "head_norm": (_is_bool, "true or false"),
+            "global_pool": (_is_bool, "true or false"),
+            "ownership": (_is_bool, "true or false")},
+    "resnet": {"blocks": (_is_size, "a whole number of at least 1"),
+               "channels": (_is_size, "a whole number of at least 1"),
+               "global_pool": (_is_bool, "true or false"),
+               "ownership": (_is_bool, "true or false")},
+}
+
+
+def validate_model(model: DictConfig) -> None:
+    if model.kind not in _MODEL_SIZES:
+        raise ConfigError(f"model.kind must be one of {', '.join(_MODEL_SIZES)}, not {model.kind!r}.")
+    allowed = _MODEL_SIZES[model.kind]
+    for key, value in (model.sizes or {}).items():
+        if key not in allowed:
+            raise ConfigError(f"model.sizes.{key} is not a size of the {model.kind} model; it "
+                              f"takes {', '.join(allowed)}.")
+        check, meaning = allowed[key]
+        if not check(value):
+            raise ConfigError(f"model.sizes.{key} must be {meaning}, not {value!r}.")
+
+
+def validate_pool(pool: DictConfig, workers) -> None:
+    if pool.kind not in POOL_KINDS or "max_games_in_flight" in pool and pool.kind != "local":
+        raise ConfigError(f"choose the pool with pool=local or pool=ray, not pool.kind={pool.kind!r}.")
+    if pool.kind == "local":
+        if not (_is_count(pool.max_games_in_flight) and pool.max_games_in_flight > 0):
+            raise ConfigError(f"pool.max_games_in_flight must be a whole number of at least 1, "
+                              f"not {pool.max_games_in_flight!r}.")
+        return
+    if workers == 0:
+        raise ConfigError("pool=ray needs selfplay.workers of at least 1, or auto.")
+    for key in ("num_cpus", "num_gpus"):
+        value = pool[key]
+        if not _is_number(value) or value < 0:
+            raise ConfigError(f"pool.{key} must be a number of at least 0, not {value!r}.")
+    if pool.num_cpus == 0:
+        raise ConfigError("pool.num_cpus must be more than 0 (fractions such as 0.5 are fine).")
+
+
+def validate_lr_schedule(schedule) -> None:
+    if schedule is None:
+        return
+    error = ConfigError(f"train.lr_schedule must be null or a list of [games, lr] pairs with "
+                        f"rising game counts from 0 and positive rates, not {schedule!r}.")
+    if not _is_list(schedule) or len(schedule) == 0:
+        raise error
+    previous = -1
+    for pair in schedule:
+        if not _is_list(pair) or len(pair) != 2 or not all(_is_number(x) for x in pair):
+            raise error
+        games, lr = pair
+        if games <= previous or lr <= 0:
+            raise error
+        previous = games
+
+
+def _is_list(value) -> bool:
+    return OmegaConf.is_list(value) or isinstance(value, list)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_count(value) -> bool:
+    """A whole number of at least 0 (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def scheduled_lr(train: DictConfig, games: int) -> float:
+    """train.lr, or the rate of the last train.lr_schedule entry this many games have reached."""
+    lr = train.lr
+    for start, rate in train.lr_schedule or []:
+        if games >= start:
+            lr = rate
+    return float(lr)
+
+
+def ddp_devices(setting) -> list[str]:
+    """train.ddp as the list of devices, one training process each ([] without DDP)."""
+    if setting is False or setting is None:
+        return []
+    if setting is True:
+        if not torch.cuda.is_available():
+            raise ConfigError("train.ddp=true needs CUDA GPUs; on the CPU give a device list "
+                              "such as train.ddp=[cpu,cpu].")
+        return [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    devices = list(setting) if _is_list(setting) else [setting]
+    kinds = {str(d).split(":")[0] for d in devices}
+    if not devices or not kinds <= {"cpu", "cuda"} or len(kinds) > 1:
+        raise ConfigError(f"train.ddp must be false, true or a list of devices all cpu or all "
+                          f"cuda:N, not {setting!r}.")
+    return [str(d) for d in devices]
+
+
+def build_game(cfg: DictConfig) -> Game:
+    return make_game(cfg.game.name, **OmegaConf.to_container(cfg.game.params))
+
+
+def worker_count(setting) -> int:
+    """0 plays in the training process. 'auto' does that on two cores or fewer (training
+    takes a small share of the time, and one process can use both cores for the network),
+    and else leaves one core to the trainer."""
+    if setting == "auto":
+        cores = os.cpu_count() or 1
+        return 0 if cores <= 2 else cores - 1
+    if not _is_count(setting):
+        raise ConfigError(f"selfplay.workers must be auto or a whole number of at least 0, not {setting!r}.")
+    return setting
+
+
+def search_config(cfg: DictConfig, network_discount: float = 1.0,
+                  network_score_utility: float = 0.0) -> SearchConfig:
+    """The search settings; mcts.discount and mcts.score_utility null take what the network
+    was trained with, so its values mean what the search expects."""
+    m = cfg.mcts
+    return SearchConfig(c_puct=m.c_puct, fpu_reduction=m.fpu_reduction,
+                        dirichlet_alpha=m.dirichlet_alpha, dirichlet_epsilon=m.dirichlet_epsilon,
+                        leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
+                        discount=network_discount if m.discount is None else m.discount,
+                        score_utility=network_score_utility if m.score_utility is None
+                        else m.score_utility, rollout_share=m.rollout_share)
+
+
+def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:
+    s = cfg.selfplay
+    return SelfPlayConfig(simulations=cfg.mcts.simulations, games_in_parallel=s.games_in_parallel,
+                          temperature_moves=s.temperature_moves, noise=s.noise,
+                          full_search_share=s.full_search_share, fast_simulations=s.fast_simulations,
+                          opening_plies=s.opening_plies, opening_share=s.opening_share)

@@ -1,0 +1,272 @@
+"""Matches between any two players, gating during training, and the strength ladder.
+
+`python -m alphazero.evaluate game=connect6 checkpoint=PATH eval.levels=[1000,2000] eval.games=20`
+plays the checkpoint against pure MCTS at each level (playouts per move), colours
+alternating, all games of a level at once, and prints a table (with a 95% Wilson interval on
+the win rate) that it also writes as JSON to its run directory. `opponent=PATH` plays two
+checkpoints head to head instead. On classic Connect-4 and Othello, `solver_positions=N`
+(with `solver_kind=random|early|selfplay`) also measures how often the checkpoint (and pure
+MCTS at the ladder's levels) plays an optimal move on N solved positions
+(alphazero.evaluate.judges).
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import hydra
+import numpy as np
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+from tqdm import tqdm
+
+from alphazero.evaluate import judges
+from alphazero.nn import checkpoint
+from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.search.openings import random_opening
+from alphazero.config.paths import CONF_DIR
+from alphazero.agent.players import PureMCTSPlayer, make_player
+from alphazero.config.threads import use_search_threads
+from games import DRAW, FIRST_WON, ONGOING, GameError
+
+
+@dataclass
+class MatchResult:
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    # wins, draws, losses of the games the player played as the first player; the rest it
+    # played second (one side's weakness hides in a match's totals)
+    as_first_player: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def draw_rate(self) -> float:
+        return self.draws / self.games if self.games else 0.0
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """Wilson 95% interval of the win rate."""
+        n, p = self.games, self.win_rate
+        if n == 0:
+            return 0.0, 1.0
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def match_openings(game, games: int, opening_plies: int, rng) -> np.ndarray:
+    """Start positions of a match, one per pair of games (colours swapped): a new board
+    (Connect-4 draws one per game), then `opening_plies` uniformly random moves."""
+    states = []
+    for i in range(games):
+        if i % 2 == 0:
+            try:
+                board = random_opening(game, game.new_state(rng), opening_plies, rng)
+            except ValueError:
+                raise ConfigError(f"eval.opening_plies={opening_plies} random moves end almost "
+                                  "every game; use fewer.") from None
+        states.append(board.copy())
+    return np.stack(states)
+
+
+def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
+               opening_plies: int = 0, watch=None) -> MatchResult:
+    """`games` games, all at once, `player` taking the first move in the even ones. Each pair
+    of games starts from the same position (`match_openings`) with colours swapped. Counts
+    are from `player`'s view. Both players are reset first, so a match gives the same result
+    whatever was played before it (a ladder row equals that level played alone).
+    `watch(game_index, state, action, by_player)` sees every move before it is played."""
+    player.reset()
+    opponent.reset()
+    rng = np.random.default_rng(seed)
+    states = match_openings(game, games, opening_plies, rng)
+    player_first = np.arange(games) % 2 == 0
+    while True:
+        ongoing = np.array([game.status(s) == ONGOING for s in states])
+        if not ongoing.any():
+            break
+        first_to_move = np.array([game.to_move(s) == 0 for s in states])
+        players_turn = first_to_move == player_first
+        for side, who in ((player, players_turn), (opponent, ~players_turn)):
+            batch = np.flatnonzero(ongoing & who)
+            if len(batch):
+                for b, action in zip(batch, side.best_actions(states[batch])):
+                    if watch is not None:
+                        watch(b, states[b], int(action), side is player)
+                    game.play(states[b], int(action))
+        if progress is not None:
+            finished = games - sum(game.status(s) == ONGOING for s in states)
+            progress.update(finished - progress.n)
+    codes = np.array([game.status(s) for s in states])
+    drawn = codes == DRAW
+    won = ~drawn & ((codes == FIRST_WON) == player_first)
+    lost = ~drawn & ~won
+    return MatchResult(games, int(won.sum()), int(drawn.sum()), int(lost.sum()),
+                       tuple(int((kind & player_first).sum()) for kind in (won, drawn, lost)))
+
+
+class Gate:
+    """Decides when the training network becomes `best`.
+
+    gate='pure' (the seed design's rule): play pure MCTS at the current level; a clean sweep
+    saves best and raises the level by level_step (no cap); a win rate above the best so far
+    at this level (at first 0: a net without a win is never best) also saves best.
+    gate='previous' (AlphaGo Zero's rule): play the current best network; a score
+    (wins + draws/2) of at least `threshold` replaces it.
+    """
+
+    def __init__(self, game, eval_cfg: DictConfig, level: int | None = None,
+                 best_rate: float = 0.0, seed: int = 0):
+        self.game = game
+        self.cfg = eval_cfg
+        self.level = eval_cfg.start_level if level is None else level
+        self.best_rate = best_rate
+        self.seed = seed
+
+    def evaluate(self, player, best_player=None) -> tuple[MatchResult, bool]:
+        """Play the gating match; returns the result and whether `player` became best."""
+        self.seed += 1
+        if self.cfg.gate == "previous":
+            if best_player is None:
+                return MatchResult(0, 0, 0, 0), True
+            result = play_match(self.game, player, best_player, self.cfg.games, self.seed,
+                                opening_plies=self.cfg.opening_plies)
+            return result, (result.wins + 0.5 * result.draws) / result.games >= self.cfg.threshold
+        opponent = PureMCTSPlayer(self.game, self.level, seed=self.seed)
+        result = play_match(self.game, player, opponent, self.cfg.games, self.seed,
+                            opening_plies=self.cfg.opening_plies)
+        if result.wins == result.games:
+            self.level += self.cfg.level_step
+            self.best_rate = 0.0
+            return result, True
+        if result.win_rate > self.best_rate:
+            self.best_rate = result.win_rate
+            return result, True
+        return result, False
+
+
+def ladder(game, player, levels, games: int, seed: int = 0, opening_plies: int = 0) -> list[dict]:
+    rows = []
+    for level in levels:
+        with tqdm(total=games, desc=f"vs pure MCTS {level}", unit="game", leave=False) as bar:
+            result = play_match(game, player, PureMCTSPlayer(game, level, seed=seed + level),
+                                games, seed, bar, opening_plies)
+        rows.append(result_row(f"pure MCTS {level}", result) | {"level": level})
+    return rows
+
+
+def result_row(opponent: str, result: MatchResult) -> dict:
+    low, high = result.interval()
+    first = list(result.as_first_player)
+    second = [total - f for total, f in zip((result.wins, result.draws, result.losses), first)]
+    return {"opponent": opponent, **asdict(result), "as_first_player": first,
+            "as_second_player": second, "win_rate": round(result.win_rate, 3),
+            "ci95": [round(low, 3), round(high, 3)]}
+
+
+def table_header() -> str:
+    return (f"{'opponent':<22}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}  "
+            f"{'win rate (95% CI)':<24}{'as first':>10}{'as second':>11}")
+
+
+def format_row(r: dict) -> str:
+    first, second = ("-".join(map(str, r[k])) for k in ("as_first_player", "as_second_player"))
+    rate = f"{r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+    return (f"{r['opponent']:<22}{r['games']:>6}{r['wins']:>6}{r['draws']:>6}{r['losses']:>7}"
+            f"  {rate:<24}{first:>10}{second:>11}")
+
+
+def format_table(rows: list[dict]) -> str:
+    return "\n".join([table_header()] + [format_row(r) for r in rows])
+
+
+def check_ladder_options(cfg: DictConfig, levels_needed: bool = True) -> list[int]:
+    """eval.games and (for a ladder) eval.levels, refused with one sentence before any game
+    is played; returns the levels ([] when not needed)."""
+    if cfg.eval.games < 1:
+        raise ConfigError(f"eval.games must be at least 1, not {cfg.eval.games}.")
+    if not levels_needed:
+        return []
+    levels = list(cfg.eval.levels)
+    if not levels or any(not isinstance(x, int) or x < 1 for x in levels):
+        raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not {levels}.")
+    return levels
+
+
+def check_solver_options(game, cfg: DictConfig) -> None:
+    """Refuse bad solver options before any game is played."""
+    if not isinstance(cfg.solver_positions, int) or cfg.solver_positions < 0:
+        raise ConfigError(f"solver_positions must be a number of positions, not {cfg.solver_positions}.")
+    if cfg.solver_positions:
+        judges.check_supported(game, cfg.solver_kind)
+        plies = list(cfg.solver_plies)
+        if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
+            raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies}.")
+
+
+def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
+    """Optimal-move rates of `player` and of pure MCTS at each level on the same positions."""
+    states, values, exact = judges.solved_positions(
+        game, cfg.solver_positions, cfg.solver_kind, tuple(cfg.solver_plies), cfg.seed)
+    players = [("checkpoint", player)] + [
+        (f"pure MCTS {level}", PureMCTSPlayer(game, level, seed=cfg.seed + level)) for level in levels]
+    return [{"solver": name, "kind": cfg.solver_kind}
+            | judges.optimal_move_rate(who, states, values, exact) for name, who in players]
+
+
+def run(cfg: DictConfig, out_dir: Path) -> dict:
+    validate(cfg)
+    use_search_threads(cfg.threads)
+    levels = check_ladder_options(cfg, levels_needed=not cfg.opponent)
+    game = build_game(cfg)
+    check_solver_options(game, cfg)
+    player = make_player(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
+    if cfg.opponent:
+        rival = make_player(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
+        result = play_match(game, player, rival, cfg.eval.games, cfg.seed,
+                            opening_plies=cfg.eval.opening_plies)
+        rows = [result_row(f"checkpoint {Path(cfg.opponent).name}", result)]
+    else:
+        rows = ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies)
+    if cfg.solver_positions:
+        rows += solver_rows(game, player, levels, cfg)
+    report = {"game": game.name, "game_params": game.params(),
+              "checkpoint": str(cfg.checkpoint or "shipped default"),
+              "simulations": cfg.mcts.simulations, "precision": player.inference.precision,
+              "opening_plies": cfg.eval.opening_plies, "seed": cfg.seed,
+              "endgame_solver_empties": player.endgame.empties if player.endgame else 0,
+              "move_rule": player.move_rule.name if player.move_rule else None,
+              "solver_nodes": cfg.game.get("solver_nodes", 0),
+              "solver_per_column": cfg.game.get("solver_per_column", False),
+              "rollout_share": player.search_config.rollout_share, "rows": rows}
+    checkpoint.save_json_atomic(report, out_dir / "ladder.json")
+    return report
+
+
+@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="evaluate")
+def main(cfg: DictConfig) -> None:
+    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        report = run(cfg, out_dir)
+    except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    rows = report["rows"]
+    print(f"{report['simulations']} simulations per move, network in {report['precision']}")
+    print(format_table([r for r in rows if "solver" not in r]))
+    for r in rows:
+        if "solver" in r:
+            exact = (f"optimal moves {r['optimal']:.3f}, " if "optimal" in r else "")
+            misses = (f"{r['weaker_wins']} weaker wins, {r['worse_losses']} worse losses, "
+                      if "optimal" in r else "")
+            print(f"{r['solver']:<22} {exact}outcome-keeping {r['outcome_keeping']:.3f} on "
+                  f"{r['positions']} solved {r['kind']} positions (misses: {misses}"
+                  f"{r['dropped']} dropped outcomes)")
+    print(f"written: {out_dir / 'ladder.json'}")
+

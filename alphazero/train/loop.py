@@ -1,0 +1,306 @@
+"""Training entry point: `python -m alphazero.train game=connect6 [overrides]`.
+
+The loop: collect new self-play positions from the pool, store them (with symmetry images)
+in the replay buffer, take gradient steps in proportion to the new positions, publish the
+new weights to the pool, log to TensorBoard, and checkpoint at least every few minutes.
+Ctrl-C or SIGTERM (`kill PID`) saves a checkpoint and stops; killed harder at any moment,
+`train.resume=true` continues from the last checkpoint.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+import numpy as np
+import torch
+from omegaconf import DictConfig, OmegaConf
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from alphazero.nn import checkpoint
+from alphazero.config.settings import (ConfigError, build_game, ddp_devices, scheduled_lr,
+                              search_config, selfplay_config, validate_training, worker_count)
+from alphazero.train.distributed import DataParallelTrainer
+from alphazero.evaluate.match import Gate
+from alphazero.nn.network import Inference, build_model, select_device
+from alphazero.config.paths import CONF_DIR
+from alphazero.agent.players import AlphaZeroPlayer, make_player
+from alphazero.workers.pool import InlinePool, LocalPool, WorkerCrashLoop, WorkerSpec, weights_to_bytes
+from alphazero.train.replay import ReplayBuffer
+from alphazero.workers.selfplay import value_targets
+from alphazero.config.threads import use_training_threads
+from alphazero.train.trainer import Trainer
+from games import FIRST_WON, GameError
+
+
+def selfplay_seed(seed: int, games: int) -> int:
+    """Self-play's seed after `games` games. Its random state is not saved, so a resumed run
+    takes a stream of its own instead of drawing again what the run's first games drew."""
+    if games == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, games]).generate_state(1)[0])
+
+
+class TrainingRun:
+    def __init__(self, cfg: DictConfig, run_dir: Path):
+        self.cfg = cfg
+        self.game = build_game(cfg)
+        self.game_params = self.game.params()
+        self.device = select_device(cfg.device)
+        torch.manual_seed(cfg.seed)
+        sizes = OmegaConf.to_container(cfg.model.sizes)
+        self.model = build_model(cfg.model.kind, self.game, **sizes).to(self.device)
+        self.trainer_args = {"lr": cfg.train.lr, "weight_decay_l2": cfg.train.l2,
+                             "optimizer": cfg.train.optimizer}
+        self.trainer = Trainer(self.model, device=self.device, **self.trainer_args)
+        g = self.game
+        self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
+        self.rng = np.random.default_rng(cfg.seed)
+        # "minutes" is the run's training time over all its sessions, so that a resumed run
+        # stops at train.max_minutes in all, as it stops at train.max_games.
+        self.counters = {"round": 0, "games": 0, "positions": 0, "steps": 0, "train_samples": 0.0,
+                         "eval_level": cfg.eval.start_level, "eval_best_rate": 0.0, "minutes": 0.0}
+        self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.run_name(cfg)
+        self.run_dir = run_dir
+        self.writer = SummaryWriter(str(run_dir))
+        self.spec = WorkerSpec(
+            game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
+            model_sizes=sizes, device=cfg.device, precision=cfg.selfplay.precision,
+            selfplay=selfplay_config(cfg), search=search_config(cfg), seed=cfg.seed)
+
+    @staticmethod
+    def run_name(cfg: DictConfig) -> str:
+        """The name chosen with game= (so connect4 and connect4_classic never mix)."""
+        return cfg.run_name or cfg.game.name
+
+    # --- checkpoints ------------------------------------------------------------------
+    def network_payload(self) -> dict:
+        """What play, engine and evaluate need to rebuild the network (best.pt is this)."""
+        return {"game": self.game.name, "game_params": self.game_params,
+                "model_kind": self.cfg.model.kind,
+                "model_sizes": OmegaConf.to_container(self.cfg.model.sizes),
+                "model": self.model.state_dict(), "counters": dict(self.counters),
+                "config": OmegaConf.to_container(self.cfg, resolve=True)}
+
+    def save(self) -> None:
+        checkpoint.save_atomic(self.replay.state_dict(), self.checkpoint_dir / "replay.pt")
+        checkpoint.save_atomic({
+            **self.network_payload(), "optimizer": self.trainer.state_dict(),
+            "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
+        }, self.checkpoint_dir / "latest.pt")
+
+    def keep_snapshot(self, games_before: int) -> None:
+        """Every train.snapshot_games games, keep the network as snapshots/games_<N>.pt, for
+        the win rate against self-play games afterwards (alphazero.curve)."""
+        every, games = self.cfg.train.snapshot_games, self.counters["games"]
+        if every and games // every > games_before // every:
+            checkpoint.save_atomic(self.network_payload(),
+                                   self.checkpoint_dir / "snapshots" / f"games_{games:07d}.pt")
+
+    def resume(self, target) -> None:
+        """Continue a run from latest.pt, or from a network alone (best.pt, a snapshot, a
+        shipped network): its weights and counters, with a fresh optimizer and an empty buffer."""
+        path = self.checkpoint_dir / "latest.pt" if target is True else Path(str(target))
+        state = checkpoint.load(path)
+        checkpoint.check_game(state, self.game.name, self.game_params, path)
+        try:
+            self.model.load_state_dict(state["model"])
+        except RuntimeError:
+            raise checkpoint.CheckpointError(
+                f"checkpoint {path} holds a {state.get('model_kind')} network of sizes "
+                f"{state.get('model_sizes')}, not the configured {self.cfg.model.kind} "
+                f"{OmegaConf.to_container(self.cfg.model.sizes)}.") from None
+        self.counters.update(state["counters"])
+        if "optimizer" not in state:
+            say(f"continuing the network in {path} from {self.counters['games']} games: "
+                "it holds no training state, so the optimizer starts afresh and the "
+                "replay buffer empty")
+            return
+        self.trainer.load_state_dict(state["optimizer"])
+        self.rng.bit_generator.state = state["rng"]["numpy"]
+        torch.set_rng_state(state["rng"]["torch"])
+        replay_path = path.parent / "replay.pt"
+        if replay_path.is_file():
+            self.replay.load_state_dict(checkpoint.load(replay_path))
+        say(f"resumed from {path}: {self.counters['games']} games, "
+            f"{self.counters['steps']} steps, {len(self.replay)} samples in the buffer")
+
+    # --- the loop -----------------------------------------------------------------------
+    def make_pool(self):
+        pool = self.cfg.pool
+        if pool.kind == "ray":
+            try:
+                from alphazero.workers.ray_pool import RayPool  # Ray is an optional dependency
+            except ModuleNotFoundError as error:
+                if error.name != "ray":
+                    raise
+                raise ConfigError("pool=ray needs Ray: pip install '.[ray]'") from None
+            return RayPool(self.spec, self.cfg.selfplay.workers, pool.address, pool.num_cpus,
+                           pool.num_gpus)
+        workers = worker_count(self.cfg.selfplay.workers)
+        if workers == 0:
+            return InlinePool(self.spec)
+        return LocalPool(self.spec, workers, pool.max_games_in_flight)
+
+    def finished(self) -> bool:
+        t, c = self.cfg.train, self.counters
+        return ((t.max_games is not None and c["games"] >= t.max_games)
+                or (t.max_minutes is not None and c["minutes"] >= t.max_minutes))
+
+    def run(self) -> None:
+        cfg = self.cfg
+        self.writer.add_text("config", "```\n" + OmegaConf.to_yaml(cfg, resolve=True) + "\n```")
+        if cfg.train.resume:
+            self.resume(cfg.train.resume)
+            self.spec = replace(self.spec, seed=selfplay_seed(cfg.seed, self.counters["games"]))
+        pool = self.make_pool()
+        devices = ddp_devices(cfg.train.ddp)
+        if devices:  # after resuming, so that every replica starts from the same state
+            self.trainer = DataParallelTrainer(self.trainer, self.trainer_args, devices)
+        pool.start(weights_to_bytes(self.model.state_dict()))
+        last_save = clock = time.time()
+        # SIGTERM stops the run like Ctrl-C (which a background job started from a script
+        # ignores), so `kill PID` and cluster schedulers do not lose the last minutes.
+        signal.signal(signal.SIGTERM, _interrupt)
+        progress = tqdm(total=cfg.train.max_games, initial=self.counters["games"], unit="game",
+                        desc=f"{self.run_name(cfg)} self-play", dynamic_ncols=True)
+        try:
+            while not self.finished():
+                games_before = self.counters["games"]
+                self.one_round(pool, progress)
+                self.keep_snapshot(games_before)
+                pool.publish(weights_to_bytes(self.model.state_dict()))
+                if cfg.eval.interval and self.counters["round"] % cfg.eval.interval == 0:
+                    self.gate(progress)
+                now = time.time()
+                self.counters["minutes"] += (now - clock) / 60
+                clock = now
+                if time.time() - last_save >= 60 * cfg.train.checkpoint_minutes:
+                    self.save()
+                    last_save = time.time()
+        except KeyboardInterrupt:
+            say("interrupted: saving a checkpoint before stopping")
+        finally:
+            # Saving comes first: nothing below may stop it (Ctrl-C on `train | tee log` also
+            # ends tee, and every later write to the pipe fails).
+            self.save()
+            pool.stop()
+            if devices:
+                self.trainer.stop()
+            self.writer.close()
+            try:
+                progress.close()
+            except OSError:  # stderr was a pipe whose reader is gone
+                pass
+        say(f"checkpoint: {self.checkpoint_dir / 'latest.pt'}   TensorBoard: "
+            f"tensorboard --logdir {self.run_dir.parent}")
+
+    def gate(self, progress) -> None:
+        """Play the gating match and save best.pt when the network passes it."""
+        c = self.counters
+        gate = Gate(self.game, self.cfg.eval, c["eval_level"], c["eval_best_rate"], seed=c["round"])
+        simulations = self.cfg.eval.simulations or self.cfg.mcts.simulations
+        network = Inference(self.model, self.device, self.cfg.selfplay.precision)
+        player = AlphaZeroPlayer(self.game, network, simulations, self.spec.search)
+        best_path = self.checkpoint_dir / "best.pt"
+        best = None
+        if self.cfg.eval.gate == "previous" and best_path.is_file():
+            best = make_player(self.game, self.cfg, "az", best_path)
+            best.simulations = simulations  # both networks search with the gate's budget
+            best.endgame, best.move_rule = None, None  # the gate measures networks alone
+        level = gate.level
+        result, promoted = gate.evaluate(player, best)
+        if promoted:
+            checkpoint.save_atomic(self.network_payload(), best_path)
+        c["eval_level"], c["eval_best_rate"] = gate.level, gate.best_rate
+        w, step = self.writer, c["games"]
+        w.add_scalar("eval/win_rate", result.win_rate, step)
+        w.add_scalar("eval/draw_rate", result.draw_rate, step)
+        w.add_scalar("eval/pure_mcts_level", level, step)
+        w.add_scalar("eval/best_updated", float(promoted), step)
+        opponent = f"pure MCTS {level}" if self.cfg.eval.gate == "pure" else "best"
+        say(f"gate vs {opponent}: {result.wins}-{result.draws}-{result.losses}"
+            + (" -> best.pt" if promoted else ""))
+
+    def one_round(self, pool, progress) -> None:
+        cfg, c = self.cfg, self.counters
+        began = time.time()
+        games = pool.collect(cfg.train.positions_per_round)
+        seconds = max(time.time() - began, 1e-9)
+        positions = sum(g.length for g in games)
+        q_share = cfg.selfplay.q_share
+        for record in games:
+            if record.length == 0:
+                continue  # playout cap randomisation recorded none of its positions
+            self.replay.add_game(record.planes.astype(np.float32), record.pis,
+                                 value_targets(record, q_share),
+                                 record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64),
+                                 record.owners)
+        c["round"] += 1
+        c["games"] += len(games)
+        c["positions"] += positions
+        step = c["games"]
+        w = self.writer
+        w.add_scalar("selfplay/games_per_s", len(games) / seconds, step)
+        w.add_scalar("selfplay/positions_per_s", positions / seconds, step)
+        w.add_scalar("selfplay/game_length", sum(g.plies for g in games) / max(len(games), 1), step)
+        w.add_scalar("selfplay/first_player_win_rate",
+                     sum(g.result == FIRST_WON for g in games) / max(len(games), 1), step)
+        w.add_scalar("selfplay/q_share", q_share, step)
+        w.add_scalar("replay/size", len(self.replay), step)
+        w.add_scalar("pool/workers_alive", pool.workers_alive, step)
+        w.add_scalar("pool/restarts", pool.restarts, step)
+        progress.update(len(games))
+        if len(self.replay) < cfg.train.min_replay:
+            progress.set_postfix(buffer=len(self.replay), waiting_for=cfg.train.min_replay)
+            return
+        self.trainer.set_lr(scheduled_lr(cfg.train, c["games"]))
+        # Steps in proportion to new positions, so faster self-play does not change learning.
+        c["train_samples"] += positions * cfg.train.sample_ratio
+        steps = int(c["train_samples"] // cfg.train.batch_size)
+        c["train_samples"] -= steps * cfg.train.batch_size
+        metrics = {}
+        for step in range(steps):
+            metrics = self.trainer.train_step(*self.replay.sample(cfg.train.batch_size, self.rng),
+                                              measure_kl=step == steps - 1)
+            c["steps"] += 1
+            for tag, value in metrics.items():
+                w.add_scalar(tag, value, c["steps"])
+        if metrics:
+            progress.set_postfix(loss=f"{metrics['loss/total']:.3f}",
+                                 entropy=f"{metrics['policy/entropy']:.2f}", steps=c["steps"])
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def say(text: str) -> None:
+    """A line for the user that cannot end the run: when the reader of a pipe is gone
+    (`| tee log` after Ctrl-C), the line is dropped and stdout goes to /dev/null."""
+    try:
+        tqdm.write(text)
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError):
+        sys.stdout = open(os.devnull, "w")
+
+
+@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="config")
+def main(cfg: DictConfig) -> None:
+    hydra_cfg = HydraConfig.get()
+    if cfg.run_name is None:
+        cfg.run_name = hydra_cfg.runtime.choices.get("game")
+    try:
+        validate_training(cfg)
+        use_training_threads(cfg.threads, worker_count(cfg.selfplay.workers))
+        TrainingRun(cfg, Path(hydra_cfg.runtime.output_dir)).run()
+    except (ConfigError, GameError, checkpoint.CheckpointError, WorkerCrashLoop, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+

@@ -1,0 +1,142 @@
+"""Loss, optimizer step and training metrics.
+
+loss = (z - v)^2 + (-pi . log p) + c * sum of squared weights. The L2 term sits in the
+loss rather than in the optimizer's weight_decay so that it can be logged; it covers the
+conv and linear weight matrices, not biases or batch-norm scales (which only shift or
+rescale and are not what over-fits). A network with an ownership head adds the mean squared
+error of its ownership over the board's cells (alphazero.nn.network).
+"""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import torch
+from torch import nn
+
+from alphazero.nn.network import median_call_seconds
+
+OPTIMIZERS = ("adam", "sgd")
+SGD_MOMENTUM = 0.9
+
+
+@contextlib.contextmanager
+def _buffers_unchanged(model: nn.Module):
+    """Lets a train-mode forward pass run without moving batch-norm running statistics."""
+    saved = [buffer.clone() for buffer in model.buffers()]
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            for buffer, value in zip(model.buffers(), saved):
+                buffer.copy_(value)
+
+
+def _mean_entropy(log_policy: torch.Tensor) -> torch.Tensor:
+    return -(log_policy.exp() * log_policy).sum(1).mean()
+
+
+class Trainer:
+    """Owns the optimizer for `model`; one call of train_step is one gradient step."""
+
+    def __init__(self, model: nn.Module, lr: float = 1e-3, weight_decay_l2: float = 1e-4,
+                 optimizer: str = "adam", device: torch.device | str | None = None,
+                 mixed_precision: bool = False):
+        self.device = torch.device(device) if device is not None else next(model.parameters()).device
+        if mixed_precision and self.device.type != "cuda":
+            raise ValueError("mixed-precision training needs a CUDA device; turn it off on the CPU.")
+        # channels_last: the layout oneDNN and cuDNN convolve fastest (on one CPU core,
+        # 1.05-1.26x the gradient steps of the default layout; docs/performance.md).
+        self.model = model.to(self.device, memory_format=torch.channels_last)
+        self.l2 = weight_decay_l2
+        self.lr = lr
+        self.mixed_precision = mixed_precision
+        self.decayed_weights = [p for p in model.parameters() if p.dim() > 1]
+        self.ownership = getattr(model, "ownership_head", None) is not None
+        if optimizer == "adam":
+            self.optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+        elif optimizer == "sgd":
+            self.optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=SGD_MOMENTUM)
+        else:
+            raise ValueError(f"unknown optimizer '{optimizer}'; choose one of: {', '.join(OPTIMIZERS)}.")
+
+    def _as_tensor(self, array) -> torch.Tensor:
+        return torch.as_tensor(array, dtype=torch.float32).to(self.device, non_blocking=True)
+
+    def _forward(self, planes: torch.Tensor, with_ownership: bool = False
+                 ) -> tuple[torch.Tensor, ...]:
+        # bfloat16 autocast needs no gradient scaler; the heads return float32 log-policies.
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.mixed_precision):
+            outputs = (self.model(planes, with_ownership=True) if with_ownership
+                       else self.model(planes))
+        log_policy, value, *ownership = outputs
+        return log_policy, value.float(), *(o.float() for o in ownership)
+
+    def train_step(self, planes, pis, zs, owners=None, measure_kl: bool = False
+                   ) -> dict[str, float]:
+        """One step on a batch (numpy arrays or tensors: planes [b, P, H, W], pis [b, A],
+        zs [b], owners [b, H * W], which only a network with an ownership head uses);
+        returns the metrics logged under these exact TensorBoard tags. With measure_kl the
+        metrics add `policy/kl`, how far this step moved the policy on its batch: that takes
+        one more forward pass, about a quarter of a step, so a run asks for it once a round."""
+        planes = self._as_tensor(planes).contiguous(memory_format=torch.channels_last)
+        pis, zs = self._as_tensor(pis), self._as_tensor(zs)
+        self.model.train()
+        log_policy, value, *ownership = self._forward(planes, with_ownership=self.ownership)
+        value_loss = (zs - value).pow(2).mean()
+        policy_loss = -(pis * log_policy).sum(1).mean()
+        l2_loss = self.l2 * sum(w.pow(2).sum() for w in self.decayed_weights)
+        total = value_loss + policy_loss + l2_loss
+        extra = {}
+        if self.ownership:
+            if owners is None:
+                raise ValueError("a network with an ownership head trains on ownership targets; "
+                                 "pass owners.")
+            ownership_loss = (self._as_tensor(owners) - ownership[0]).pow(2).mean()
+            total = total + ownership_loss
+            extra = {"loss/ownership": ownership_loss.item()}
+        self.optimizer.zero_grad(set_to_none=True)
+        total.backward()
+        self.optimizer.step()
+
+        old_log_policy = log_policy.detach()
+        if measure_kl:
+            extra["policy/kl"] = self._kl_after_step(planes, old_log_policy)
+        return {"loss/total": total.item(), "loss/value": value_loss.item(),
+                "loss/policy": policy_loss.item(), "loss/l2": l2_loss.item(),
+                "policy/entropy": _mean_entropy(old_log_policy).item(),
+                "lr": self.optimizer.param_groups[0]["lr"]} | extra
+
+    def _kl_after_step(self, planes: torch.Tensor, old_log_policy: torch.Tensor) -> float:
+        """KL(policy before the step || after it) on the step's batch, batch-norm statistics
+        untouched."""
+        with torch.no_grad(), _buffers_unchanged(self.model):
+            new_log_policy = self._forward(planes)[0]
+        # Each row's KL is >= 0; clamping removes float rounding where a policy barely moved.
+        kl = (old_log_policy.exp() * (old_log_policy - new_log_policy)).sum(1).clamp_min(0).mean()
+        return kl.item()
+
+    def state_dict(self) -> dict:
+        """The optimizer's state (tensors and plain data)."""
+        return self.optimizer.state_dict()
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore the optimizer's moments but keep this trainer's learning rate, so that a
+        resumed run honours a changed `train.lr`."""
+        self.optimizer.load_state_dict(state)
+        self.set_lr(self.lr)
+
+    def set_lr(self, lr: float) -> None:
+        self.lr = lr
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+
+
+def measure_training(trainer: Trainer, spec, batch_size: int, seconds: float = 1.0) -> float:
+    """Training samples per second on random batches. It takes real optimizer steps, so
+    pass a throwaway trainer, not the one of a run."""
+    rng = np.random.default_rng(0)
+    planes = rng.integers(0, 2, (batch_size, spec.planes, spec.height, spec.width)).astype(np.float32)
+    pis = rng.dirichlet(np.ones(spec.num_actions), batch_size).astype(np.float32)
+    zs = rng.choice(np.array([-1.0, 0.0, 1.0], dtype=np.float32), batch_size)
+    return batch_size / median_call_seconds(lambda: trainer.train_step(planes, pis, zs), seconds)

@@ -1,0 +1,62 @@
+"""Compile game-generic Numba code once per game, with an on-disk cache.
+
+Generic kernels (perft, search, pure MCTS) are written as plain Python functions that call
+the game's kernels by their contract names (`play`, `legal_actions`, ... see games.core.base).
+`specialize` binds those names to one game's kernels and jit-compiles the result.
+
+Why not pass the kernels as arguments? Numba keys a function-typed argument by the
+function object's identity, so such code is recompiled in every process (no cache hit).
+Binding the kernels as globals of a renamed copy gives each game its own cache entry. The
+name includes a hash of the sources involved, because Numba's cache only watches the file
+of the function itself: an edit to a game's rules must not reuse a stale compiled search.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import sys
+import types
+
+from numba import njit
+
+_compiled: dict = {}
+
+
+def _source_hash(modules, kernels: dict) -> str:
+    digest = hashlib.sha1()
+    for name in sorted(kernels):
+        digest.update(f"{name}={kernels[name].py_func.__qualname__};".encode())
+    for module in modules:
+        digest.update(inspect.getsource(module).encode())
+    return digest.hexdigest()[:10]
+
+
+def specialize(game, templates: list, extra_globals: dict | None = None) -> types.SimpleNamespace:
+    """Jit-compile `templates` (Python functions, in dependency order) against `game`'s kernels.
+
+    Templates may call each other by name; each sees the game kernels, the templates before
+    it, and `extra_globals`. Returns a namespace of compiled functions by template name.
+    """
+    game_modules = {sys.modules[k.py_func.__module__] for k in game.kernels.values()}
+    template_modules = {sys.modules[t.__module__] for t in templates}
+    modules = sorted(game_modules | template_modules, key=lambda m: m.__name__)
+    tag = f"{type(game).__name__}_{_source_hash(modules, game.kernels)}"
+    key = (tag, tuple(t.__qualname__ for t in templates))
+    if key in _compiled:
+        return _compiled[key]
+
+    bound = dict(game.kernels)
+    bound.update(extra_globals or {})
+    out = types.SimpleNamespace()
+    for template in templates:
+        scope = dict(template.__globals__)
+        scope.update(bound)
+        fn = types.FunctionType(template.__code__, scope, template.__name__,
+                                template.__defaults__, template.__closure__)
+        fn.__qualname__ = f"{template.__name__}__{tag}"
+        fn.__module__ = template.__module__
+        compiled = njit(cache=True)(fn)
+        bound[template.__name__] = compiled
+        setattr(out, template.__name__, compiled)
+    _compiled[key] = out
+    return out
