@@ -117,18 +117,6 @@ def test_az_player_from_a_checkpoint(tmp_path):
     assert "agent plays" in text
 
 
-def test_a_connect6_network_with_threat_planes_plays_the_plain_game(tmp_path):
-    cfg = compose_config("play", "game=connect6", "game.params.size=7", "mcts.simulations=8")
-    trained = make_game("connect6", size=7, threat_planes=True)
-    player = make_player(build_game(cfg), cfg, "az", tiny_checkpoint(tmp_path / "latest.pt", trained))
-    assert player.game.planes == 12  # it searches with the planes it was trained on
-    state = build_game(cfg).new_state()
-    assert player.best_actions(state[None])[0] in trained.legal_list(state)
-    other_board = make_game("connect6", size=8)
-    with pytest.raises(checkpoint.CheckpointError, match="size=7 threat_planes=true, not connect6"):
-        make_player(other_board, cfg, "az", tmp_path / "latest.pt")
-
-
 def run_play(*overrides, stdin: str):
     return subprocess.run([sys.executable, "-m", "alphazero.play", *overrides], cwd=ROOT,
                           input=stdin, capture_output=True, text=True, timeout=120)

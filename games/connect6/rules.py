@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.core.base import DRAW, ONGOING, Game, GameError, bool_param, check_param_names, int_param
+from games.core.base import DRAW, ONGOING, Game, check_param_names, int_param
 from games.connect6.threats import cell_windows, compile_threat_search, forced_cells, six_windows
 from games.core.rng import rand_below
 from games.core.stone_board import (COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard, add_to_lines,
@@ -113,71 +113,6 @@ def encode(state, out):
             out[plane, cell // width - 1, cell % width] = 1.0
 
 
-# The threat planes (game.params.threat_planes=true): for each side, the empty cells where a
-# stone would join one of that side's open windows (six cells in a line, none of the other
-# side's stones) already holding at least 3, 4 or 5 of its stones, and the cells where one
-# stone joins such 3s in two directions at once (a double threat). They spell out the counts
-# the rules turn on, which a small network learns slowly from 1,800 games.
-THREAT_LEVELS = (3, 4, 5)
-PLANES_PER_SIDE = len(THREAT_LEVELS) + 1
-DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
-
-
-@njit(cache=True)
-def _open_window_counts(board, size, best):
-    """Fills best[colour - 1, d, row, col] (zeros on entry): for each empty cell, the most
-    `colour` stones in a window of direction d through it that holds none of the other
-    colour's stones (0 if none)."""
-    width = size + 1
-    for d in range(4):
-        d_row, d_col = DIRECTIONS[d]
-        for row in range(size):
-            for col in range(size):
-                end_row, end_col = row + (ROW_TO_WIN - 1) * d_row, col + (ROW_TO_WIN - 1) * d_col
-                if end_row >= size or end_col < 0 or end_col >= size:
-                    continue
-                first, second = 0, 0  # stones of colour 1 and colour 2 in the window
-                for k in range(ROW_TO_WIN):
-                    stone = board[(row + k * d_row + 1) * width + col + k * d_col]
-                    first += stone == 1
-                    second += stone == 2
-                if first > 0 and second > 0:
-                    continue  # both colours hold a stone: open for neither
-                side, count = (0, first) if first > 0 else (1, second)
-                for k in range(ROW_TO_WIN):
-                    r, c = row + k * d_row, col + k * d_col
-                    if board[(r + 1) * width + c] == EMPTY and count > best[side, d, r, c]:
-                        best[side, d, r, c] = count
-
-
-@njit(cache=True)
-def encode_threats(state, out):
-    """encode's four planes, then PLANES_PER_SIDE threat planes for the mover and as many
-    for the opponent (see THREAT_LEVELS)."""
-    encode(state, out[:4])
-    size = state[SIZE]
-    board = state[BOARD:]
-    out[4:] = 0.0
-    best = np.zeros((2, 4, size, size), dtype=np.int64)
-    _open_window_counts(board, size, best)
-    own = _mover(state[PLY]) + 1
-    for side in range(2):
-        colour = own if side == 0 else 3 - own
-        first = 4 + side * PLANES_PER_SIDE
-        for row in range(size):
-            for col in range(size):
-                most = 0
-                threes = 0
-                for d in range(4):
-                    most = max(most, best[colour - 1, d, row, col])
-                    threes += best[colour - 1, d, row, col] >= 3
-                for level in range(len(THREAT_LEVELS)):
-                    if most >= THREAT_LEVELS[level]:
-                        out[first + level, row, col] = 1.0
-                if threes >= 2:
-                    out[first + len(THREAT_LEVELS), row, col] = 1.0
-
-
 U5, LOW_FIVE_BITS = np.uint64(5), np.uint64(31)
 
 
@@ -243,7 +178,6 @@ def random_playout(state, rng):
 
 KERNELS = {"legal_actions": legal_actions, "play": play, "status": status, "to_move": to_move,
            "ply": ply, "encode": encode, "random_playout": random_playout}
-THREAT_KERNELS = dict(KERNELS, encode=encode_threats)
 
 
 # ---------------------------------------------------------------- Python side
@@ -259,32 +193,21 @@ class Connect6(StoneBoard, Game):
     state_dtype = np.int16
 
     def __init__(self, **params):
-        check_param_names(self.name, params, ["size", "threat_planes"])
+        check_param_names(self.name, params, ["size"])
         self.size = int_param(self.name, "size", params.get("size", 10), 6, 19)
-        self.threat_planes = bool_param(self.name, "threat_planes", params.get("threat_planes", False))
         self.rows = self.cols = self.height = self.width = self.size
         self.num_actions = self.size * self.size
         self.state_size = BOARD + (self.size + 2) * (self.size + 1)
         # AlphaZero's ~10 / typical legal moves; about two thirds of the board is empty.
         self.dirichlet_alpha = 15.0 / self.num_actions
-        self.kernels = THREAT_KERNELS if self.threat_planes else KERNELS
-        self.planes = 4 + 2 * PLANES_PER_SIDE if self.threat_planes else 4
+        self.kernels = KERNELS
         self.cells = board_symmetries(self.size, self.size)
         self.cells.setflags(write=False)
         self.windows = six_windows(self.size)
         self.windows_through = cell_windows(self.windows, self.size * self.size)
 
     def params(self) -> dict:
-        # threat_planes only when set, so that networks trained without it keep their params
-        return {"size": self.size, "threat_planes": True} if self.threat_planes else {"size": self.size}
-
-    def played_by(self, trained: dict) -> bool:
-        """A network trained on this board size, with or without threat planes: the two
-        share the state layout, and its search encodes positions as it was trained to."""
-        try:
-            return Connect6(**trained).size == self.size
-        except (GameError, TypeError):
-            return False
+        return {"size": self.size}
 
     def new_state(self, rng=None) -> np.ndarray:
         return self.empty_board((self.size, 0, ONGOING, NONE, NONE, NONE))
