@@ -18,10 +18,11 @@ from torch.utils.tensorboard import SummaryWriter
 
 from alphazero.nn import checkpoint
 from alphazero.config.choices import check_group_choices
-from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.config.errors import ConfigError
+from alphazero.config.settings import build_game, validate
 from alphazero.evaluate.match import check_ladder_options, format_row, ladder, table_header
 from alphazero.config.paths import CONF_DIR
-from alphazero.agent.players import checkpoint_player
+from alphazero.agent.build import checkpoint_agent
 from alphazero.config.threads import use_search_threads
 from games import GameError
 
@@ -47,7 +48,7 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
         games = saved.get("counters", {}).get("games")
         if games is None:
             raise ConfigError(f"{path} has no self-play game count: it is not a training snapshot.")
-        player = checkpoint_player(game, cfg, saved, path, seed=cfg.seed)
+        player = checkpoint_agent(game, cfg, saved, path, seed=cfg.seed)
         for row in ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies):
             rows.append({"self_play_games": games, "snapshot": path.name} | row)
             writer.add_scalar(f"curve/win_rate_vs_{row['level']}", row["win_rate"], games)

@@ -35,7 +35,7 @@ from alphazero.config.choices import check_group_choices
 from alphazero.config.settings import build_game, validate
 from alphazero.config.paths import CONF_DIR
 from alphazero.play import make_agent, run_or_exit, text_input
-from alphazero.config.presets import load_presets, play_rules, playing_budget
+from alphazero.config.presets import advisors_of, load_presets, playing_budget
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.core.cli import parse_overrides
@@ -148,15 +148,15 @@ class GtpEngine:
     # --- the game and the board -------------------------------------------------------
     def switch_game(self, game) -> None:
         """Play `game` from now on, with a player built for it; unchanged if that fails. A
-        game set after the first plays with the exact help its own config gives the agent
-        (Othello's endgame solver, Connect6's forced cells, classic Connect-4's proven
-        outcomes), none where no config covers its boards."""
+        game set after the first plays with the advisors its own config gives the agent, none
+        where no config covers its boards (and none at all with search_alone=true, which
+        holds for the whole session)."""
         cfg = self.cfg
         if hasattr(self, "game"):
             self.presets = self.presets or load_presets()
             cfg = copy.deepcopy(cfg)
-            with open_dict(cfg):  # a game's config names only the rules it uses
-                cfg.game.update(play_rules(game, self.presets))
+            with open_dict(cfg):
+                cfg.game.advisors = advisors_of(game, self.presets)
                 if self.follows_budget:
                     cfg.mcts.simulations = (playing_budget(game, self.presets)
                                             or self.cfg.game.play_simulations)

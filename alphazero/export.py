@@ -28,7 +28,7 @@ from omegaconf import DictConfig
 
 from alphazero.nn import checkpoint
 from alphazero.config.choices import check_group_choices
-from alphazero.config.settings import ConfigError
+from alphazero.config.errors import ConfigError
 from alphazero.nn.network import build_model
 from alphazero.config.paths import CONF_DIR
 from alphazero.play import run_or_exit

@@ -17,9 +17,10 @@ import numpy as np
 from omegaconf import DictConfig
 
 from alphazero.config.choices import check_group_choices
-from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.config.errors import ConfigError
+from alphazero.config.settings import build_game, validate
 from alphazero.config.paths import CONF_DIR
-from alphazero.agent.players import make_player
+from alphazero.agent.build import build_agent
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
 
@@ -30,11 +31,7 @@ PASS_WORD = "pass"  # the notation of a forced pass, in the games that have one
 
 def make_agent(game, cfg: DictConfig):
     """The configured opponent: cfg.player az (cfg.checkpoint, or the shipped one) or pure."""
-    if cfg.player == "pure":
-        playouts = cfg.pure.playouts
-        if isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1:
-            raise ConfigError(f"pure.playouts must be a whole number of at least 1, not {playouts!r}.")
-    return make_player(game, cfg, cfg.player, cfg.checkpoint, seed=cfg.seed)
+    return build_agent(game, cfg, cfg.player, cfg.checkpoint, seed=cfg.seed)
 
 
 def human_seat(setting) -> int:

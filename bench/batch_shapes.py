@@ -19,7 +19,8 @@ import time
 import numpy as np
 import torch
 
-from alphazero.nn.network import Inference, build_model, padded_batch, select_device
+from alphazero.config.devices import select_device
+from alphazero.nn.network import Inference, build_model, padded_batch
 from games import make_game
 
 

@@ -1,17 +1,19 @@
 """Game rules as Numba kernels behind one contract (games.core.base).
 
 Each game is a package `games/<name>/` whose `__init__` defines `GAME`, its games.core.base.Game
-subclass, beside what belongs to that game alone (a solver, a threat search). `GAMES` lists
-them: adding a game means adding its package and its name here.
+subclass, and `ADVISORS`, the play-time help it offers the agent (games.core.advice), beside
+what belongs to that game alone (a solver, a threat search). `GAMES` lists them: adding a game
+means adding its package and its name here.
 """
 from __future__ import annotations
 
 import importlib
 
+from games.core.advice import Advisor, LeafRollouts
 from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, Game, GameError
 
 __all__ = ["Game", "GameError", "ONGOING", "FIRST_WON", "SECOND_WON", "DRAW", "GAMES",
-           "game_class", "game_names", "make_game"]
+           "game_advisors", "game_class", "game_names", "make_game"]
 
 GAMES = ("connect4", "connect6", "gomoku", "othello")  # the packages of games/ that are games
 
@@ -30,3 +32,9 @@ def game_names() -> list[str]:
 def make_game(name: str, **params) -> Game:
     """Build a game from its name and parameters; GameError names any bad one."""
     return game_class(name)(**params)
+
+
+def game_advisors(name: str) -> dict[str, type[Advisor]]:
+    """The advisors a game offers its agent, by the name `game.advisors` gives them."""
+    game_class(name)  # a clear error for an unknown game
+    return {LeafRollouts.name: LeafRollouts, **importlib.import_module(f"games.{name}").ADVISORS}

@@ -1,18 +1,17 @@
 """Connect6's forced cells (games/connect6/rules.py forced_cells) against brute force through the
-game's own moves, and the agent that follows them (alphazero.agent.move_rules.ForcedCells)."""
+game's own moves, and the agent that follows them (games.connect6.advisors.ForcedCells)."""
 import random
 from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
 
-from alphazero.agent.move_rules import ForcedCells
-from alphazero.agent.players import AlphaZeroPlayer
-from alphazero.agent.thinking import Agent
+from alphazero.agent.agent import NetworkAgent
 from games import ONGOING, make_game
 from games.connect6 import threats as connect6_threats
-from tests.test_connect6 import Reference, game_order
-from tests.test_evaluate import uniform_network
+
+from games.connect6.advisors import ForcedCells
+from helpers import game_order, search_settings, turn_of, uniform_network
 
 SIZE = 7
 
@@ -52,9 +51,9 @@ def planted_position(rng, size=SIZE, lines_planted=(1, 3), line_stones=(3, 4), m
     threats are common, the rest random; None if a six ended the game on the way."""
     game = make_game("connect6", size=size)
     stones = rng.randint(12, 24)
-    black = sum(1 for i in range(stones) if Reference.turn_of(i) % 2 == 0)
+    black = sum(1 for i in range(stones) if turn_of(i) % 2 == 0)
     counts = {True: black, False: stones - black}
-    black_planted = (Reference.turn_of(stones) % 2 == 0) == (rng.random() < mover_plants)
+    black_planted = (turn_of(stones) % 2 == 0) == (rng.random() < mover_plants)
     planted = list(dict.fromkeys(
         cell for _ in range(rng.randint(*lines_planted))
         for cell in rng.sample(rng.choice(lines(size)), rng.randint(*line_stones))))
@@ -186,12 +185,12 @@ def test_the_agent_blocks_where_its_search_would_not():
     game = make_game("connect6", size=10)
     # Black's opening stone and pair far away; White's C5-F5 in row 5: Black must block.
     state = game.play_moves(game.new_state(), ["A10", "C5", "D5", "A1", "A2", "E5", "F5"])
-    player = AlphaZeroPlayer(game, uniform_network, simulations=4, move_rule=ForcedCells(game))
+    player = NetworkAgent(game, uniform_network, 4, search_settings(), [ForcedCells(game, True)])
     forced = game.forced_cells(state)
     assert forced is not None
     action = int(player.best_actions(state[None])[0])
     assert forced[action]
-    thought = Agent(game, player, "test").think(state, 4)  # the browser board's agent
+    thought = player.think(state, 4)  # as the browser board asks
     assert forced[thought.action] and thought.line[0] == thought.action
     state = game.play_moves(state, [game.format_move(state, action)])
     action = int(player.best_actions(state[None])[0])
@@ -297,7 +296,7 @@ def test_the_agent_wins_by_double_threats_against_every_reply():
     whatever Black does: every pair of Black's stones on the cells of White's threatened
     windows (the blocks, and the non-blocks that lose at once) is tried at every turn."""
     game = make_game("connect6", size=10)
-    player = AlphaZeroPlayer(game, uniform_network, simulations=4, move_rule=ForcedCells(game))
+    player = NetworkAgent(game, uniform_network, 4, search_settings(), [ForcedCells(game, True)])
     state = game.play_moves(game.new_state(), DRAWN_MATCH)
     assert not can_win_next_turn(game, state, 1) and not can_win_next_turn(game, state, 2)
     assert game.forced_cells(state) is not None

@@ -1,42 +1,26 @@
 """Policy-value networks, device selection and batched inference, on a fake game spec."""
 import copy
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 
+from alphazero.config.devices import select_device
 from alphazero.nn.network import (
     Inference,
     ResNet,
     build_model,
     measure_inference,
     padded_batch,
-    select_device,
 )
 
-SPEC = SimpleNamespace(planes=3, height=5, width=6, num_actions=31)
-KINDS = {"cnn": {}, "resnet": {"blocks": 2, "channels": 16}}
-
-
-def random_batch(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    planes = rng.integers(0, 2, (n, SPEC.planes, SPEC.height, SPEC.width)).astype(np.float32)
-    legal = rng.random((n, SPEC.num_actions)) < 0.5
-    legal[:, 0] = True  # at least one legal action per position
-    return planes, legal
-
-
-def make(kind: str) -> torch.nn.Module:
-    torch.manual_seed(0)
-    return build_model(kind, SPEC, **KINDS[kind]).eval()
-
+from helpers import KINDS, SPEC
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_forward_shapes_and_masked_policy(kind):
+def test_forward_shapes_and_masked_policy(kind, make_network, random_batch):
     planes, legal = random_batch(7)
     with torch.no_grad():
-        log_policy, value = make(kind)(torch.from_numpy(planes), torch.from_numpy(legal))
+        log_policy, value = make_network(kind)(torch.from_numpy(planes), torch.from_numpy(legal))
     assert log_policy.shape == (7, SPEC.num_actions) and value.shape == (7,)
     assert torch.isfinite(log_policy).all()
     probabilities = log_policy.exp().numpy()
@@ -46,10 +30,10 @@ def test_forward_shapes_and_masked_policy(kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_forward_without_mask_is_a_distribution(kind):
+def test_forward_without_mask_is_a_distribution(kind, make_network, random_batch):
     planes, _ = random_batch(4)
     with torch.no_grad():
-        log_policy, _ = make(kind)(torch.from_numpy(planes))
+        log_policy, _ = make_network(kind)(torch.from_numpy(planes))
     np.testing.assert_allclose(log_policy.exp().sum(1).numpy(), 1, atol=1e-5)
 
 
@@ -59,9 +43,9 @@ def test_unknown_model_kind_is_a_clear_error():
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_inference_priors_and_values(kind):
+def test_inference_priors_and_values(kind, make_network, random_batch):
     planes, legal = random_batch(9)
-    priors, values = Inference(make(kind), torch.device("cpu"), "float32")(planes, legal)
+    priors, values = Inference(make_network(kind), torch.device("cpu"), "float32")(planes, legal)
     assert priors.dtype == np.float32 and values.dtype == np.float32
     assert priors.shape == (9, SPEC.num_actions) and values.shape == (9,)
     np.testing.assert_allclose(priors.sum(1), 1, atol=1e-5)
@@ -70,11 +54,11 @@ def test_inference_priors_and_values(kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_bfloat16_inference_is_close_to_float32(kind):
+def test_bfloat16_inference_is_close_to_float32(kind, make_network, random_batch):
     # Measured max abs differences: these random-init nets ~1e-4 in priors and ~7e-4 in
     # values; a 4x10x10 CNN trained to sharp policies (top prior ~0.9) ~3e-2 in both.
     planes, legal = random_batch(64)
-    model = make(kind)
+    model = make_network(kind)
     priors32, values32 = Inference(model, torch.device("cpu"), "float32")(planes, legal)
     priors16, values16 = Inference(model, torch.device("cpu"), "bfloat16")(planes, legal)
     assert np.abs(priors16 - priors32).max() < 1e-3
@@ -82,9 +66,9 @@ def test_bfloat16_inference_is_close_to_float32(kind):
     np.testing.assert_allclose(priors16.sum(1), 1, atol=1e-5)
 
 
-def test_inference_puts_a_shared_model_back_in_eval_mode():
+def test_inference_puts_a_shared_model_back_in_eval_mode(make_network, random_batch):
     planes, legal = random_batch(5)
-    model = make("resnet")
+    model = make_network("resnet")
     inference = Inference(model, torch.device("cpu"), "float32")
     expected = inference(planes, legal)
     model.train()  # as a trainer sharing the model would leave it
@@ -92,9 +76,9 @@ def test_inference_puts_a_shared_model_back_in_eval_mode():
         np.testing.assert_array_equal(got, want)
 
 
-def test_inference_load_state_dict_updates_weights():
+def test_inference_load_state_dict_updates_weights(make_network, random_batch):
     planes, legal = random_batch(5)
-    source = make("cnn")
+    source = make_network("cnn")
     torch.manual_seed(1)
     target = Inference(build_model("cnn", SPEC), torch.device("cpu"), "float32")
     target.load_state_dict(source.state_dict())
@@ -122,31 +106,15 @@ def test_select_device(monkeypatch):
         select_device("tpu")
 
 
-def test_measure_inference_reports_a_rate():
-    assert measure_inference(make("cnn"), SPEC, batch=4, precision="float32", seconds=0.05) > 0
-
-
-@pytest.mark.parametrize("slope,learns", [(0.0, False), (0.01, True)])
-def test_a_head_channel_negative_everywhere_learns_only_when_leaky(slope, learns):
-    """The seed design's ReLU head channel that is negative on every input passes no
-    gradient (it is dead for good); with head_slope > 0 it still learns."""
-    torch.manual_seed(0)
-    net = build_model("cnn", SPEC, channels=(8, 8, 8), head_slope=slope)
-    for head in (net.policy_head, net.value_head):
-        torch.nn.init.zeros_(head[0].weight)
-        torch.nn.init.constant_(head[0].bias, -1.0)
-    x = torch.rand(16, SPEC.planes, SPEC.height, SPEC.width)
-    log_policy, value = net(x)
-    (log_policy[:, 0].sum() + value.sum()).backward()
-    for head in (net.policy_head, net.value_head):
-        assert bool(head[0].weight.grad.abs().sum() > 0) == learns
+def test_measure_inference_reports_a_rate(make_network):
+    assert measure_inference(make_network("cnn"), SPEC, batch=4, precision="float32", seconds=0.05) > 0
 
 
 def test_batch_norm_heads_revive_a_channel_negative_everywhere():
-    """With head_norm a head conv that is negative on every input is recentred by its batch
-    norm in training, so it still passes a gradient through a plain ReLU."""
+    """A head conv that is negative on every input is recentred by its batch norm in
+    training, so it still passes a gradient through a plain ReLU."""
     torch.manual_seed(0)
-    net = build_model("cnn", SPEC, channels=(8, 8, 8), head_norm=True)
+    net = build_model("cnn", SPEC, channels=(8, 8, 8))
     for head in (net.policy_head, net.value_head):
         torch.nn.init.constant_(head[0].weight, -1.0)  # negative on every input the body gives
     x = torch.rand(16, SPEC.planes, SPEC.height, SPEC.width)
@@ -181,10 +149,10 @@ def test_padded_batches_take_few_sizes_and_little_padding():
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a CUDA device")
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_cuda_graphs_answer_as_the_cpu_does_and_follow_new_weights(kind):
+def test_cuda_graphs_answer_as_the_cpu_does_and_follow_new_weights(kind, make_network, random_batch):
     """Batches of changing sizes through the captured graphs (padded, a graph per size)
     equal the CPU's answers, also after weights are loaded into the captured model."""
-    model = make(kind)
+    model = make_network(kind)
     cuda = Inference(copy.deepcopy(model).cuda(), torch.device("cuda"), "float32")
     for step, n in enumerate([5, 9, 5, 1, 17, 9]):
         if step == 3:  # new weights after the first graphs were captured
@@ -199,12 +167,12 @@ def test_cuda_graphs_answer_as_the_cpu_does_and_follow_new_weights(kind):
     assert {size for size, _, _ in cuda.graphs} == {padded_batch(n) for n in [5, 9, 1, 17]}
 
 
-def test_cpu_inference_treats_subnormal_floats_as_zero():
+def test_cpu_inference_treats_subnormal_floats_as_zero(make_network, random_batch):
     """A trained network's subnormal activations made CPU moves several times slower; the
     calling thread computes with them flushed to zero once torch has evaluated a batch
     (tests/test_onnx_runtime.py checks ONNX Runtime's own setting)."""
     torch.set_flush_denormal(False)
     subnormal = torch.tensor([1e-39], dtype=torch.float32)
     assert (subnormal * 1.0).item() != 0.0
-    Inference(make("cnn"), torch.device("cpu"), "float32", runtime="torch")(*random_batch(2))
+    Inference(make_network("cnn"), torch.device("cpu"), "float32", runtime="torch")(*random_batch(2))
     assert (subnormal * 1.0).item() == 0.0

@@ -10,7 +10,9 @@ import torch
 
 from alphazero.search.puct import SearchConfig
 from alphazero.nn.network import Inference, build_model
-from alphazero.workers.pool import WorkerSpec, weights_to_bytes
+from alphazero.nn.checkpoint import weights_to_bytes
+from alphazero.workers.pool import WorkerSpec
+from alphazero.config.settings import default_config
 from alphazero.workers.selfplay import SelfPlayConfig
 from games import make_game
 
@@ -20,7 +22,8 @@ SLOW_TRAINER_SCRIPT = """
 import os, sys, time
 from alphazero.search.puct import SearchConfig
 from alphazero.nn.network import build_model
-from alphazero.workers.pool import LocalPool, WorkerSpec, weights_to_bytes
+from alphazero.nn.checkpoint import weights_to_bytes
+from alphazero.workers.pool import LocalPool, WorkerSpec
 from alphazero.workers.selfplay import SelfPlayConfig
 from games import make_game
 
@@ -33,7 +36,7 @@ if __name__ == "__main__":
     game = make_game("connect4", rows=12, cols=12)  # long games, large records
     spec = WorkerSpec(game_name="connect4", game_params=game.params(), model_kind="cnn",
                       model_sizes={"channels": [2, 2, 2]}, device="cpu", precision="float32",
-                      selfplay=SelfPlayConfig(simulations=2, games_in_parallel=64),
+                      selfplay=SelfPlayConfig.from_cfg(default_config(), simulations=2, games_in_parallel=64),
                       search=SearchConfig(), seed=0)
     pool = LocalPool(spec, workers=1, max_games_in_flight=int(sys.argv[1]), shared_inference=shared)
     pool.start(weights_to_bytes(build_model("cnn", game, channels=[2, 2, 2]).state_dict()))
@@ -82,7 +85,7 @@ def test_the_service_answers_as_the_network_does(device):
     model = build_model("cnn", game, channels=[4, 4, 4])
     spec = WorkerSpec(game_name="othello", game_params=game.params(), model_kind="cnn",
                       model_sizes={"channels": [4, 4, 4]}, device=device, precision="float32",
-                      selfplay=SelfPlayConfig(games_in_parallel=8), search=SearchConfig(), seed=0)
+                      selfplay=SelfPlayConfig.from_cfg(default_config(), games_in_parallel=8), search=SearchConfig(), seed=0)
     context = mp.get_context("spawn")
     blocks = [SharedBlock(context, 8, (game.planes, game.height, game.width), game.num_actions)
               for _ in range(3)]

@@ -8,6 +8,7 @@ import pytest
 
 from alphazero.search.puct import SearchConfig
 from alphazero.train.replay import ReplayBuffer
+from alphazero.config.settings import default_config
 from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker, outcome_for, value_targets
 from games import DRAW, FIRST_WON, SECOND_WON, make_game
 
@@ -20,7 +21,7 @@ def uniform(planes, legal):
 
 
 def finished_games(game, count, simulations=8, discount=1.0, score_utility=0.0, **config):
-    worker = SelfPlayWorker(game, uniform, SelfPlayConfig(simulations=simulations, games_in_parallel=4,
+    worker = SelfPlayWorker(game, uniform, SelfPlayConfig.from_cfg(default_config(), simulations=simulations, games_in_parallel=4,
                                                           **config),
                             SearchConfig(discount=discount, score_utility=score_utility), seed=5)
     games = []
@@ -37,8 +38,9 @@ def test_outcome_is_from_the_side_to_move():
 def test_one_simulation_a_move_is_refused():
     """One simulation only expands a fresh root: no move would have a visit to play."""
     game = make_game("connect4", rows=6, cols=7)
-    for config in (SelfPlayConfig(simulations=1),
-                   SelfPlayConfig(simulations=8, full_search_share=0.5, fast_simulations=1)):
+    for config in (SelfPlayConfig.from_cfg(default_config(), simulations=1),
+                   SelfPlayConfig.from_cfg(default_config(), simulations=8, full_search_share=0.5,
+                                          fast_simulations=1)):
         with pytest.raises(ValueError, match="expands a fresh root"):
             SelfPlayWorker(game, uniform, config, SearchConfig())
 
@@ -59,25 +61,6 @@ def test_connect6_records_replay_the_game():
         game.play(state, int(action))
     assert game.status(state) == record.result
     assert movers[:5] == [0, 1, 1, 0, 0]  # Black's single stone, then pairs
-
-
-def test_ownership_targets_are_the_final_board_from_each_movers_view():
-    """In Connect6 a stone stays where it is placed: each recorded position's own stone is
-    +1 in its ownership target, the final board's stones are the nonzero cells, and the
-    targets of the two sides are each other's negatives."""
-    game = make_game("connect6", size=6)
-    record = finished_games(game, 1)[0]
-    state = game.new_state()
-    movers = []
-    for action in record.moves:
-        movers.append(game.to_move(state))
-        game.play(state, int(action))
-    stones = game.encode(state)[:2].sum(0).reshape(-1)
-    assert record.owners.dtype == np.int8 and record.owners.shape == (record.length, 36)
-    for owners, action, mover in zip(record.owners, record.moves, movers):
-        assert owners[action] == 1
-        np.testing.assert_array_equal(owners != 0, stones != 0)
-        np.testing.assert_array_equal(owners, record.owners[0] * (1 if mover == movers[0] else -1))
 
 
 def test_playout_cap_randomisation_records_only_full_searches():
@@ -146,7 +129,7 @@ def test_a_score_utility_mixes_the_final_disc_margin_into_the_outcome():
     for action in record.moves:
         game.play(state, int(action))
     first_margin = game.board(state).sum() / 64  # black (the first player) is +1
-    for z, owners, ply in zip(record.zs, record.owners, record.recorded_plies):
+    for z, ply in zip(record.zs, record.recorded_plies):
         replay = game.new_state()
         for action in record.moves[:ply]:
             game.play(replay, int(action))
@@ -174,29 +157,24 @@ def test_connect4_is_augmented_by_the_mirror_only():
     record = finished_games(game, 1)[0]
     buffer = ReplayBuffer(1000, game.planes, game.height, game.width, game.num_actions)
     buffer.add_game(record.planes.astype(np.float32), record.pis, record.zs,
-                    record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64),
-                    record.owners)
+                    record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
     assert len(buffer) == 2 * record.length  # identity and mirror, nothing else
     mirrored_planes = buffer.planes[1:2 * record.length:2]
     originals = buffer.planes[0:2 * record.length:2]
     np.testing.assert_array_equal(originals, record.planes)
-    board_shape = (game.height, game.width)
-    for k, (original, mirror) in enumerate(zip(originals, mirrored_planes)):
+    for original, mirror in zip(originals, mirrored_planes):
         on_board = original[2].astype(bool)
         cols = np.flatnonzero(on_board.any(axis=0))
         flipped = original.copy()
         flipped[:, :, cols] = original[:, :, cols[::-1]]
         np.testing.assert_array_equal(mirror, flipped)
-        owners = record.owners[k].reshape(board_shape)
-        flipped_owners = owners.copy()
-        flipped_owners[:, cols] = owners[:, cols[::-1]]
-        np.testing.assert_array_equal(buffer.owners[2 * k + 1].reshape(board_shape), flipped_owners)
 
 
 RESTART_SCRIPT = """
 from alphazero.search.puct import SearchConfig
 from alphazero.nn.network import build_model
-from alphazero.workers.pool import LocalPool, WorkerSpec, weights_to_bytes
+from alphazero.nn.checkpoint import weights_to_bytes
+from alphazero.workers.pool import LocalPool, WorkerSpec
 from alphazero.workers.selfplay import SelfPlayConfig
 from games import make_game
 
@@ -204,7 +182,7 @@ if __name__ == "__main__":
     game = make_game("connect4", rows=5, cols=5)
     spec = WorkerSpec(game_name="connect4", game_params=game.params(), model_kind="cnn",
                       model_sizes={"channels": [4, 4, 4]}, device="cpu", precision="float32",
-                      selfplay=SelfPlayConfig(simulations=4, games_in_parallel=2),
+                      selfplay=SelfPlayConfig.from_cfg(default_config(), simulations=4, games_in_parallel=2),
                       search=SearchConfig(), seed=0)
     pool = LocalPool(spec, workers=1)
     pool.start(weights_to_bytes(build_model("cnn", game, channels=[4, 4, 4]).state_dict()))

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 import os
+import dataclasses
 import sys
 import time
-import types
 
 import numpy as np
 import torch
@@ -30,8 +30,10 @@ import torch
 from alphazero.bench.engines import bench_engines
 from alphazero.search.puct import BatchedSearch, SearchConfig
 from alphazero.nn.network import Inference, build_model, measure_inference
-from alphazero.workers.pool import LocalPool, WorkerSpec, weights_to_bytes
+from alphazero.nn.checkpoint import weights_to_bytes
+from alphazero.workers.pool import LocalPool, WorkerSpec
 from alphazero.search.pure_mcts import PureMCTS
+from alphazero.config.settings import default_config
 from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker
 from alphazero.train.trainer import Trainer, measure_training
 from games import GameError, make_game
@@ -131,10 +133,9 @@ def bench_network(game, options: dict) -> list[dict]:
 
 
 def _step_timers(search) -> dict:
-    """Time the search's two per-step kernels on this search object (its own copy of the
-    kernel namespace, so other searches are untouched); returns the running totals."""
+    """Time the search's two per-step kernels on this search object (other searches are
+    untouched); returns the running totals."""
     totals = {"select_encode_s": 0.0, "expand_backup_s": 0.0}
-    kernels = types.SimpleNamespace(**vars(search.kernels))
 
     def timed(fn, key):
         def call(*args):
@@ -144,19 +145,20 @@ def _step_timers(search) -> dict:
             return out
         return call
 
-    kernels.select_leaves = timed(kernels.select_leaves, "select_encode_s")
-    kernels.expand_and_backup = timed(kernels.expand_and_backup, "expand_backup_s")
-    search.kernels = kernels
+    step = search.step_kernels
+    search.step_kernels = step._replace(
+        select_leaves=timed(step.select_leaves, "select_encode_s"),
+        expand_and_backup=timed(step.expand_and_backup, "expand_backup_s"))
     return totals
 
 
 def _selfplay_config(options: dict) -> SelfPlayConfig:
-    config = SelfPlayConfig()
-    config.simulations = int(options.get("simulations", config.simulations))
-    config.games_in_parallel = int(options.get("trees", config.games_in_parallel))
-    config.full_search_share = float(options.get("share", config.full_search_share))
-    config.fast_simulations = int(options.get("fast", config.fast_simulations))
-    return config
+    config = SelfPlayConfig.from_cfg(default_config())
+    return dataclasses.replace(
+        config, simulations=int(options.get("simulations", config.simulations)),
+        games_in_parallel=int(options.get("trees", config.games_in_parallel)),
+        full_search_share=float(options.get("share", config.full_search_share)),
+        fast_simulations=int(options.get("fast", config.fast_simulations)))
 
 
 def bench_selfplay(game, options: dict) -> list[dict]:

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
 from omegaconf import DictConfig, OmegaConf
 
-from alphazero.config.settings import PLAY_RULES_OFF
+from alphazero.config.compose import compose_config
 from alphazero.config.paths import CONF_DIR
 from games import game_names
 
@@ -25,10 +23,7 @@ class Preset:
 
 
 def compose_play(overrides: list[str]) -> DictConfig:
-    if GlobalHydra.instance().is_initialized():  # inside a command's @hydra.main (the engine)
-        return compose(config_name="play", overrides=overrides)
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        return compose(config_name="play", overrides=overrides)
+    return compose_config("play", overrides)
 
 
 def load_presets() -> dict[str, Preset]:
@@ -59,9 +54,8 @@ def playing_budget(game, presets: dict[str, Preset]) -> int | None:
     return preset.simulations if preset else None
 
 
-def play_rules(game, presets: dict[str, Preset]) -> dict:
-    """The agent's exact help (PLAY_RULES_OFF's keys) as the config covering this game's
-    boards sets it; all off where no config covers them."""
+def advisors_of(game, presets: dict[str, Preset]) -> dict:
+    """The advisors (game.advisors) of the config covering this game's boards; none where no
+    config covers them."""
     preset = fitting_preset(game, presets)
-    return {key: preset.cfg.game.get(key, off) if preset else off
-            for key, off in PLAY_RULES_OFF.items()}
+    return OmegaConf.to_container(preset.cfg.game.get("advisors") or {}) if preset else {}

@@ -1,23 +1,22 @@
 """Turning the Hydra config tree into the components' own settings, with clear errors."""
 from __future__ import annotations
 
+import copy
+import functools
 import os
 
 import torch
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.search.puct import SearchConfig
-from alphazero.nn.network import check_precision, select_device
-from alphazero.workers.selfplay import SelfPlayConfig
-from alphazero.train.trainer import OPTIMIZERS
-from games import Game, make_game
+from alphazero.config.compose import compose_config
+from alphazero.config.devices import check_precision, select_device
+from alphazero.config.errors import ConfigError
+from games import Game, game_advisors, make_game
 
 
 POOL_KINDS = ("local", "ray")
-
-
-class ConfigError(ValueError):
-    """A config value out of range; the message is one sentence naming it."""
+OPTIMIZERS = ("adam", "sgd")
 
 
 # (config key, lowest allowed value) for every number that must be positive or non-negative
@@ -35,13 +34,6 @@ _BOUNDS = [("game.play_simulations", 2), ("mcts.simulations", 2), ("mcts.c_puct"
 _NULL_OR_BOUNDS = [("eval.simulations", 2), ("train.max_games", 1), ("train.max_minutes", 0)]
 
 
-MOST_SOLVER_EMPTIES = 18  # a move from 18 empty Othello cells takes seconds
-MOST_SOLVER_NODES = 10_000_000  # Connect-4: seconds a move where the solver gives up
-# The keys of cfg.game that give the agent exact help (validate_play_rules), each with the
-# value that turns it off.
-PLAY_RULES_OFF = {"endgame_solver_empties": 0, "forced_moves": False, "solver_nodes": 0}
-
-
 def validate(cfg: DictConfig) -> None:
     for key, low in _BOUNDS:
         value = OmegaConf.select(cfg, key)
@@ -55,7 +47,7 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
             raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
-    for key in ("selfplay.q_share", "selfplay.opening_share", "mcts.rollout_share"):
+    for key in ("selfplay.q_share", "selfplay.opening_share"):
         value = OmegaConf.select(cfg, key)
         if not (_is_number(value) and 0 <= value <= 1):
             raise ConfigError(f"{key} must be a number from 0 to 1, not {value!r}.")
@@ -71,7 +63,7 @@ def validate(cfg: DictConfig) -> None:
         raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
                           f"not {snapshot_games!r}.")
     validate_model(cfg.model)
-    validate_play_rules(cfg.game)
+    validate_agent(cfg)
     if cfg.threads != "auto" and not (_is_count(cfg.threads) and cfg.threads > 0):
         raise ConfigError(f"threads must be auto or a whole number of at least 1, not {cfg.threads!r}.")
     if cfg.eval.gate not in ("pure", "previous"):
@@ -103,32 +95,26 @@ def validate_training(cfg: DictConfig) -> None:
                           f"exceed mcts.simulations ({cfg.mcts.simulations}).")
 
 
-def validate_play_rules(game: DictConfig) -> None:
-    """The game's help for its agent: Othello's endgame solver, Connect6's forced cells,
-    Connect-4's and Othello's proven outcomes."""
-    empties = game.get("endgame_solver_empties", 0)
-    if not (_is_count(empties) and empties <= MOST_SOLVER_EMPTIES):
-        raise ConfigError(f"game.endgame_solver_empties must be a whole number from 0 to "
-                          f"{MOST_SOLVER_EMPTIES} (more takes seconds a move), not {empties!r}.")
-    if empties and game.name != "othello":
-        raise ConfigError(f"game.endgame_solver_empties needs a game with an exact endgame "
-                          f"solver (othello), not {game.name}.")
-    forced = game.get("forced_moves", False)
-    if not isinstance(forced, bool):
-        raise ConfigError(f"game.forced_moves must be true or false, not {forced!r}.")
-    if forced and game.name != "connect6":
-        raise ConfigError(f"game.forced_moves needs a game whose rules name forced cells "
-                          f"(connect6), not {game.name}.")
-    nodes = game.get("solver_nodes", 0)
-    if not (_is_count(nodes) and nodes <= MOST_SOLVER_NODES):
-        raise ConfigError(f"game.solver_nodes must be a whole number from 0 to "
-                          f"{MOST_SOLVER_NODES} (more takes seconds a move), not {nodes!r}.")
-    if nodes and game.name not in ("connect4", "othello"):
-        raise ConfigError(f"game.solver_nodes needs a game with a solver that proves outcomes "
-                          f"(connect4, othello), not {game.name}.")
-    per_column = game.get("solver_per_column", False)
-    if not isinstance(per_column, bool):
-        raise ConfigError(f"game.solver_per_column must be true or false, not {per_column!r}.")
+def validate_agent(cfg: DictConfig) -> None:
+    """The agent's settings: `search_alone`, the advisors of `game.advisors` (each one its
+    game offers, games.game_advisors, with a setting it accepts) and pure MCTS's playouts."""
+    if not isinstance(cfg.get("search_alone", False), bool):
+        raise ConfigError(f"search_alone must be true or false, not {cfg.search_alone!r}.")
+    offered = game_advisors(cfg.game.name)
+    advisors = cfg.game.get("advisors") or {}
+    if not OmegaConf.is_dict(advisors) and not isinstance(advisors, dict):
+        raise ConfigError(f"game.advisors must be a mapping of advisor names to settings, not "
+                          f"{advisors!r}.")
+    for name, setting in advisors.items():
+        if name not in offered:
+            raise ConfigError(f"game.advisors.{name} is not an advisor {cfg.game.name} offers; it "
+                              f"offers: {', '.join(sorted(offered))}.")
+        if not offered[name].accepts(setting):
+            raise ConfigError(f"game.advisors.{name} must be {offered[name].setting}, not "
+                              f"{setting!r}.")
+    playouts = OmegaConf.select(cfg, "pure.playouts")
+    if "pure" in cfg and not (_is_count(playouts) and playouts > 0):
+        raise ConfigError(f"pure.playouts must be a whole number of at least 1, not {playouts!r}.")
 
 
 def _is_size(value) -> bool:
@@ -137,10 +123,6 @@ def _is_size(value) -> bool:
 
 def _is_sizes(value) -> bool:
     return _is_list(value) and len(value) > 0 and all(_is_size(x) for x in value)
-
-
-def _is_slope(value) -> bool:
-    return _is_number(value) and 0 <= value < 1
 
 
 def _is_bool(value) -> bool:
@@ -153,14 +135,10 @@ _MODEL_SIZES = {
             "policy_channels": (_is_size, "a whole number of at least 1"),
             "value_channels": (_is_size, "a whole number of at least 1"),
             "value_hidden": (_is_size, "a whole number of at least 1"),
-            "head_slope": (_is_slope, "a number from 0 up to 1"),
-            "head_norm": (_is_bool, "true or false"),
-            "global_pool": (_is_bool, "true or false"),
-            "ownership": (_is_bool, "true or false")},
+            "global_pool": (_is_bool, "true or false")},
     "resnet": {"blocks": (_is_size, "a whole number of at least 1"),
                "channels": (_is_size, "a whole number of at least 1"),
-               "global_pool": (_is_bool, "true or false"),
-               "ownership": (_is_bool, "true or false")},
+               "global_pool": (_is_bool, "true or false")},
 }
 
 
@@ -277,12 +255,15 @@ def search_config(cfg: DictConfig, network_discount: float = 1.0,
                         leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
                         discount=network_discount if m.discount is None else m.discount,
                         score_utility=network_score_utility if m.score_utility is None
-                        else m.score_utility, rollout_share=m.rollout_share)
+                        else m.score_utility)
 
 
-def selfplay_config(cfg: DictConfig) -> SelfPlayConfig:
-    s = cfg.selfplay
-    return SelfPlayConfig(simulations=cfg.mcts.simulations, games_in_parallel=s.games_in_parallel,
-                          temperature_moves=s.temperature_moves, noise=s.noise,
-                          full_search_share=s.full_search_share, fast_simulations=s.fast_simulations,
-                          opening_plies=s.opening_plies, opening_share=s.opening_share)
+@functools.cache
+def _default_tree() -> DictConfig:
+    return compose_config("config", [])
+
+
+def default_config() -> DictConfig:
+    """conf/config.yaml composed with no overrides (a fresh copy): the one source of every
+    default, for code and tests that build a component without a command line."""
+    return copy.deepcopy(_default_tree())

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from alphazero.config.settings import ConfigError
-from alphazero.agent.players import PureMCTSPlayer
+from alphazero.config.errors import ConfigError
+from alphazero.agent.agent import PureMCTSAgent
 from games import ONGOING
 from games.connect4.solver import Connect4Solver
 from games.othello.solver import OthelloSolver
@@ -99,7 +99,7 @@ def solved_positions(game, count: int, kind: str, plies: tuple[int, int], seed: 
     targets = ENDGAME_EMPTIES if game.name == "othello" else EARLY_PLIES if kind == "early" \
         else plies
     rng = np.random.default_rng(seed)
-    mcts = PureMCTSPlayer(game, SELFPLAY_PLAYOUTS, seed=seed) if kind == "selfplay" else None
+    mcts = PureMCTSAgent(game, SELFPLAY_PLAYOUTS, seed=seed) if kind == "selfplay" else None
     states, values, seen = [], [], set()
     attempts = 0
     while len(states) < count:

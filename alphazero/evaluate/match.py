@@ -24,10 +24,12 @@ from tqdm import tqdm
 
 from alphazero.evaluate import judges
 from alphazero.nn import checkpoint
-from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.config.errors import ConfigError
+from alphazero.config.settings import build_game, validate
 from alphazero.search.openings import random_opening
 from alphazero.config.paths import CONF_DIR
-from alphazero.agent.players import PureMCTSPlayer, make_player
+from alphazero.agent.agent import PureMCTSAgent
+from alphazero.agent.build import build_agent
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
 
@@ -138,7 +140,7 @@ class Gate:
             result = play_match(self.game, player, best_player, self.cfg.games, self.seed,
                                 opening_plies=self.cfg.opening_plies)
             return result, (result.wins + 0.5 * result.draws) / result.games >= self.cfg.threshold
-        opponent = PureMCTSPlayer(self.game, self.level, seed=self.seed)
+        opponent = PureMCTSAgent(self.game, self.level, seed=self.seed)
         result = play_match(self.game, player, opponent, self.cfg.games, self.seed,
                             opening_plies=self.cfg.opening_plies)
         if result.wins == result.games:
@@ -155,7 +157,7 @@ def ladder(game, player, levels, games: int, seed: int = 0, opening_plies: int =
     rows = []
     for level in levels:
         with tqdm(total=games, desc=f"vs pure MCTS {level}", unit="game", leave=False) as bar:
-            result = play_match(game, player, PureMCTSPlayer(game, level, seed=seed + level),
+            result = play_match(game, player, PureMCTSAgent(game, level, seed=seed + level),
                                 games, seed, bar, opening_plies)
         rows.append(result_row(f"pure MCTS {level}", result) | {"level": level})
     return rows
@@ -215,7 +217,7 @@ def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
     states, values, exact = judges.solved_positions(
         game, cfg.solver_positions, cfg.solver_kind, tuple(cfg.solver_plies), cfg.seed)
     players = [("checkpoint", player)] + [
-        (f"pure MCTS {level}", PureMCTSPlayer(game, level, seed=cfg.seed + level)) for level in levels]
+        (f"pure MCTS {level}", PureMCTSAgent(game, level, seed=cfg.seed + level)) for level in levels]
     return [{"solver": name, "kind": cfg.solver_kind}
             | judges.optimal_move_rate(who, states, values, exact) for name, who in players]
 
@@ -226,9 +228,9 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
     levels = check_ladder_options(cfg, levels_needed=not cfg.opponent)
     game = build_game(cfg)
     check_solver_options(game, cfg)
-    player = make_player(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
+    player = build_agent(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
     if cfg.opponent:
-        rival = make_player(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
+        rival = build_agent(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
         result = play_match(game, player, rival, cfg.eval.games, cfg.seed,
                             opening_plies=cfg.eval.opening_plies)
         rows = [result_row(f"checkpoint {Path(cfg.opponent).name}", result)]
@@ -240,11 +242,7 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
               "checkpoint": str(cfg.checkpoint or "shipped default"),
               "simulations": cfg.mcts.simulations, "precision": player.inference.precision,
               "opening_plies": cfg.eval.opening_plies, "seed": cfg.seed,
-              "endgame_solver_empties": player.endgame.empties if player.endgame else 0,
-              "move_rule": player.move_rule.name if player.move_rule else None,
-              "solver_nodes": cfg.game.get("solver_nodes", 0),
-              "solver_per_column": cfg.game.get("solver_per_column", False),
-              "rollout_share": player.search_config.rollout_share, "rows": rows}
+              "advisors": {a.name: a.setting_value for a in player.advisors}, "rows": rows}
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return report
 

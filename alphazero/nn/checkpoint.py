@@ -1,4 +1,5 @@
-"""Checkpoints: atomic writes (reports too), safe loads, and a check that a checkpoint fits the game.
+"""Checkpoints: atomic writes (reports too), safe loads, a check that a checkpoint fits the game,
+and weights as bytes (what self-play workers are sent).
 
 Files are written to a temporary name in the same folder, flushed to disk and renamed, so a
 run killed at any moment leaves either the previous file or the new one, never a torn one.
@@ -7,6 +8,7 @@ someone shares cannot run code.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
@@ -17,6 +19,11 @@ import torch
 
 class CheckpointError(ValueError):
     """A checkpoint that is missing, unreadable or made for another game; one sentence."""
+
+
+# Network sizes that older checkpoints save and the networks no longer take, each with the
+# value that is now the only behaviour (docs/experiments.md, "Removed options").
+REMOVED_SIZES = {"head_slope": 0.0, "head_norm": True, "ownership": False}
 
 
 def save_atomic(obj: dict, path: str | os.PathLike) -> None:
@@ -55,9 +62,24 @@ def load(path: str | os.PathLike) -> dict:
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}.")
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        saved = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many kinds for a bad file
         raise CheckpointError(f"cannot read checkpoint {path}: {error.__class__.__name__}.") from None
+    if isinstance(saved, dict) and isinstance(saved.get("model_sizes"), dict):
+        saved["model_sizes"] = current_sizes(saved["model_sizes"], path)
+    return saved
+
+
+def current_sizes(sizes: dict, path) -> dict:
+    """A checkpoint's network sizes without the removed ones, which it may hold only at the
+    value that is now the only behaviour."""
+    for key, only in REMOVED_SIZES.items():
+        if key in sizes and sizes[key] != only:
+            raise CheckpointError(f"the network in {path} was trained with model.sizes.{key}="
+                                  f"{str(sizes[key]).lower()}, an option since removed; "
+                                  f"docs/experiments.md (\"Removed options\") names the commit "
+                                  f"that still plays it.")
+    return {key: value for key, value in sizes.items() if key not in REMOVED_SIZES}
 
 
 def check_game(checkpoint: dict, game_name: str, game_params: dict, path) -> None:
@@ -87,3 +109,14 @@ def describe_params(params) -> str:
     def typed(value):
         return "null" if value is None else str(value).lower() if isinstance(value, bool) else value
     return " ".join(f"{key}={typed(value)}" for key, value in params.items())
+
+
+def weights_to_bytes(state_dict: dict) -> bytes:
+    """A state dict as bytes, on the CPU, for a worker in another process."""
+    buffer = io.BytesIO()
+    torch.save({k: v.detach().cpu() for k, v in state_dict.items()}, buffer)
+    return buffer.getvalue()
+
+
+def weights_from_bytes(blob: bytes) -> dict:
+    return torch.load(io.BytesIO(blob), weights_only=True)

@@ -4,12 +4,6 @@ Both networks map encoded positions float32 [n, planes, height, width] to
 (log_policy [n, num_actions], value [n]). Illegal actions, when a legal mask is given,
 get a large negative logit before the log-softmax, so their probability is exactly zero
 while their log-probability stays finite (0 * log p never turns into NaN in a loss).
-
-With `ownership=True` a network also has an ownership head (KataGo, Wu 2019): for every
-cell of the encoded board, in [-1, 1], whose piece it will hold when the game ends (+1 the
-side to move, -1 the opponent, 0 empty). It is an auxiliary training target only, a dense
-signal for the shared body; search never reads it, and `forward` returns it only when
-asked (`with_ownership=True`, as the trainer does).
 """
 from __future__ import annotations
 
@@ -22,10 +16,10 @@ from torch import nn
 from torch.nn import functional as F
 
 from alphazero.nn.onnx_runtime import OnnxRuntimeNetwork
+from alphazero.config.devices import check_precision
 from alphazero.config.threads import flush_denormals
 
 ILLEGAL_LOGIT = -1e9
-PRECISIONS = ("float32", "bfloat16", "float16")
 RUNTIMES = ("auto", "torch", "onnxruntime")
 _AUTOCAST_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -39,12 +33,12 @@ def masked_log_softmax(logits: torch.Tensor, legal_mask: torch.Tensor | None) ->
 
 
 class PolicyValueNet(nn.Module):
-    """The seed design: three shared 3x3 convolutions, a policy head and a value head."""
+    """The seed design: three shared 3x3 convolutions, a policy head and a value head, each
+    head's 1x1 convolution followed by a batch norm (as AlphaZero's heads have)."""
 
     def __init__(self, planes: int, height: int, width: int, num_actions: int,
                  channels: tuple[int, ...] = (32, 64, 128), policy_channels: int = 4,
-                 value_channels: int = 2, value_hidden: int = 64, head_slope: float = 0.0,
-                 head_norm: bool = False, global_pool: bool = False, ownership: bool = False):
+                 value_channels: int = 2, value_hidden: int = 64, global_pool: bool = False):
         super().__init__()
         layers, previous = [], planes
         for out_channels in channels:
@@ -56,28 +50,19 @@ class PolicyValueNet(nn.Module):
         cells = height * width
         # The heads squeeze the body's channels into 4 and 2: a ReLU there that goes negative
         # on every input (it happens within minutes at lr 0.002) stops that channel learning
-        # for good. A leaky one (head_slope > 0) keeps a gradient; a batch norm before it
-        # (head_norm, as AlphaZero's heads have) recentres each channel on every batch, so
-        # about half its inputs stay positive.
-        def squeeze(out_channels: int) -> list[nn.Module]:
-            if head_norm:
-                conv = _conv_bn(previous, out_channels, 1)
-            else:
-                conv = [nn.Conv2d(previous, out_channels, 1)]
-            return [*conv, nn.LeakyReLU(head_slope) if head_slope else nn.ReLU()]
-
+        # for good. The batch norm before it recentres each channel on every batch, so about
+        # half its inputs stay positive.
         self.policy_head = nn.Sequential(
-            *squeeze(policy_channels), nn.Flatten(),
+            *_conv_bn(previous, policy_channels, 1), nn.ReLU(), nn.Flatten(),
             nn.Linear(policy_channels * cells, num_actions))
         self.value_head = nn.Sequential(
-            *squeeze(value_channels), nn.Flatten(),
+            *_conv_bn(previous, value_channels, 1), nn.ReLU(), nn.Flatten(),
             nn.Linear(value_channels * cells, value_hidden), nn.ReLU(),
             nn.Linear(value_hidden, 1), nn.Tanh())
-        self.ownership_head = _ownership_head(previous) if ownership else None
 
-    def forward(self, x: torch.Tensor, legal_mask: torch.Tensor | None = None,
-                with_ownership: bool = False) -> tuple[torch.Tensor, ...]:
-        return _heads(self, self.body(x), legal_mask, with_ownership)
+    def forward(self, x: torch.Tensor,
+                legal_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        return _heads(self, self.body(x), legal_mask)
 
 
 class GlobalPoolBias(nn.Module):
@@ -96,20 +81,11 @@ class GlobalPoolBias(nn.Module):
         return F.relu(x + self.bias(pooled)[:, :, None, None])
 
 
-def _ownership_head(channels: int) -> nn.Module:
-    return nn.Sequential(nn.Conv2d(channels, 1, 1), nn.Flatten(), nn.Tanh())
-
-
-def _heads(net: nn.Module, features: torch.Tensor, legal_mask: torch.Tensor | None,
-           with_ownership: bool) -> tuple[torch.Tensor, ...]:
-    """(log_policy, value), and the ownership [n, height * width] when asked for."""
+def _heads(net: nn.Module, features: torch.Tensor,
+           legal_mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(log_policy, value) of the body's features."""
     log_policy = masked_log_softmax(net.policy_head(features), legal_mask)
-    value = net.value_head(features).squeeze(1)
-    if not with_ownership:
-        return log_policy, value
-    if net.ownership_head is None:
-        raise ValueError("this network has no ownership head (model.sizes.ownership=false).")
-    return log_policy, value, net.ownership_head(features)
+    return log_policy, net.value_head(features).squeeze(1)
 
 
 def _conv_bn(in_channels: int, out_channels: int, kernel: int) -> list[nn.Module]:
@@ -132,8 +108,7 @@ class ResNet(nn.Module):
     """AlphaZero-style residual tower with batch norm, policy head and value head."""
 
     def __init__(self, planes: int, height: int, width: int, num_actions: int,
-                 blocks: int = 6, channels: int = 64, global_pool: bool = False,
-                 ownership: bool = False):
+                 blocks: int = 6, channels: int = 64, global_pool: bool = False):
         super().__init__()
         layers = [*_conv_bn(planes, channels, 3), nn.ReLU(),
                   *[ResidualBlock(channels) for _ in range(blocks)]]
@@ -146,11 +121,10 @@ class ResNet(nn.Module):
         self.value_head = nn.Sequential(*_conv_bn(channels, 1, 1), nn.ReLU(), nn.Flatten(),
                                         nn.Linear(cells, channels), nn.ReLU(),
                                         nn.Linear(channels, 1), nn.Tanh())
-        self.ownership_head = _ownership_head(channels) if ownership else None
 
-    def forward(self, x: torch.Tensor, legal_mask: torch.Tensor | None = None,
-                with_ownership: bool = False) -> tuple[torch.Tensor, ...]:
-        return _heads(self, self.body(x), legal_mask, with_ownership)
+    def forward(self, x: torch.Tensor,
+                legal_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        return _heads(self, self.body(x), legal_mask)
 
 
 MODEL_KINDS = {"cnn": PolicyValueNet, "resnet": ResNet}
@@ -161,27 +135,6 @@ def build_model(kind: str, spec, **sizes) -> nn.Module:
     if kind not in MODEL_KINDS:
         raise ValueError(f"unknown model kind '{kind}'; choose one of: {', '.join(MODEL_KINDS)}.")
     return MODEL_KINDS[kind](spec.planes, spec.height, spec.width, spec.num_actions, **sizes)
-
-
-def select_device(name: str) -> torch.device:
-    """'auto' (CUDA when present, else CPU), 'cpu', or 'cuda' / 'cuda:N'."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cpu":
-        return torch.device("cpu")
-    if name == "cuda" or name.startswith("cuda:"):
-        if not torch.cuda.is_available():
-            raise ValueError(f"device '{name}' was requested but this torch build or machine "
-                             "has no CUDA GPU; use device=cpu or device=auto.")
-        return torch.device(name)
-    raise ValueError(f"unknown device '{name}'; choose auto, cpu or cuda.")
-
-
-def check_precision(precision: str, device: torch.device) -> None:
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision '{precision}'; choose one of: {', '.join(PRECISIONS)}.")
-    if precision == "float16" and device.type != "cuda":
-        raise ValueError("float16 inference needs a CUDA device; use bfloat16 or float32 on the CPU.")
 
 
 def resolve_runtime(runtime: str, device: torch.device, precision: str) -> str:
@@ -341,3 +294,20 @@ def measure_inference(model: nn.Module, spec, batch: int, precision: str = "floa
     planes = rng.integers(0, 2, (batch, spec.planes, spec.height, spec.width)).astype(np.float32)
     legal = np.ones((batch, spec.num_actions), dtype=np.bool_)
     return batch / median_call_seconds(lambda: inference(planes, legal), seconds)
+
+
+def build_inference(kind: str, game, sizes: dict, device: torch.device, precision: str,
+                    weights: dict | None = None) -> Inference:
+    """A `kind` network of `sizes` for `game` on `device`, with `weights` (a state dict) if
+    given, ready for the search: every place that runs a network builds it here."""
+    model = build_model(kind, game, **sizes)
+    if weights is not None:
+        model.load_state_dict(weights)
+    return Inference(model.to(device), device, precision)
+
+
+def checkpoint_inference(saved: dict, game, device: torch.device,
+                         precision: str = "float32") -> Inference:
+    """A loaded checkpoint's network (alphazero.nn.checkpoint.load), ready for the search."""
+    return build_inference(saved["model_kind"], game, saved["model_sizes"], device, precision,
+                           saved["model"])

@@ -17,7 +17,7 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
-from alphazero.config.settings import ConfigError
+from alphazero.config.errors import ConfigError
 from alphazero.config.paths import CONF_DIR
 from alphazero.play import run_or_exit
 from alphazero.serve.app import create_app

@@ -24,10 +24,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from alphazero.nn import checkpoint
-from alphazero.config.settings import ConfigError
-from alphazero.agent.players import checkpoint_player, default_checkpoint, shipped_boards
+from alphazero.config.errors import ConfigError
+from alphazero.agent.agent import PureMCTSAgent
+from alphazero.agent.build import checkpoint_agent, default_checkpoint, shipped_boards
 from alphazero.config.presets import Preset, load_presets
-from alphazero.agent.thinking import Agent
 from alphazero.serve.catalog import (CatalogError, checkpoint_roots, display_path,
                                      list_checkpoints, resolve_checkpoint)
 from alphazero.serve.session import GameSession, Refusal
@@ -93,9 +93,10 @@ class Server:
             raise ApiError(400, "seed must be a whole number of at least 0, or left out.")
         try:
             game = make_game(preset.game_name, **params)
-            agent = await asyncio.to_thread(self.agent_for, preset, game, body.get("network", SHIPPED))
+            agent, label = await asyncio.to_thread(self.agent_for, preset, game,
+                                                   body.get("network", SHIPPED))
             state = game.new_state(np.random.default_rng(seed))
-            session = GameSession(preset.key, game, state, agent, humans, simulations)
+            session = GameSession(preset.key, game, state, agent, label, humans, simulations)
             session.setup(moves)
         except (GameError, CatalogError, checkpoint.CheckpointError, ConfigError, Refusal) as error:
             raise ApiError(400, str(error)) from None
@@ -173,10 +174,11 @@ class Server:
         return value
 
     # --- agents ------------------------------------------------------------------------------
-    def agent_for(self, preset: Preset, game, network) -> Agent:
-        """The agent of a new session: pure MCTS, the shipped network, or a checkpoint file."""
+    def agent_for(self, preset: Preset, game, network) -> tuple[object, str]:
+        """The agent of a new session and its name on the page: pure MCTS, the shipped
+        network, or a checkpoint file."""
         if network == PURE:
-            return Agent(game, None, "pure MCTS")
+            return PureMCTSAgent(game, preset.cfg.pure.playouts), "pure MCTS"
         if network == SHIPPED:
             path = default_checkpoint(game.name, game.params())
             if path is None:
@@ -186,7 +188,7 @@ class Server:
                                    "pure MCTS.")
         else:
             path = resolve_checkpoint(network, self.roots)
-        return Agent(game, self.player(preset, game, path), display_path(path))
+        return self.player(preset, game, path), display_path(path)
 
     @staticmethod
     def shipped(preset: Preset) -> str | None:
@@ -197,7 +199,7 @@ class Server:
         key = (str(path), path.stat().st_mtime_ns, game.name, json.dumps(game.params(), sort_keys=True))
         if key not in self.players:
             saved = checkpoint.load(path)
-            self.players[key] = checkpoint_player(game, preset.cfg, saved, path)
+            self.players[key] = checkpoint_agent(game, preset.cfg, saved, path)
             if len(self.players) > 8:
                 self.players.popitem(last=False)
         self.players.move_to_end(key)

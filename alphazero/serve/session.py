@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alphazero.agent.thinking import Agent, Thought
+from alphazero.agent.agent import Thought
 from alphazero.serve.board_view import board_rows, board_view, filled_cell
 from games import DRAW, FIRST_WON, ONGOING, GameError
 
@@ -31,9 +31,10 @@ class Ply:
 
 
 class GameSession:
-    def __init__(self, key: str, game, state: np.ndarray, agent: Agent, humans: set[int],
+    def __init__(self, key: str, game, state: np.ndarray, agent, label: str, humans: set[int],
                  simulations: int):
-        self.key, self.game, self.state, self.agent = key, game, state, agent
+        self.key, self.game, self.state = key, game, state
+        self.agent, self.label = agent, label  # a NetworkAgent or PureMCTSAgent, its name
         self.humans = humans  # the seats the person plays; both: analysis, the agent only on request
         self.simulations = simulations
         self.history: list[Ply] = []
@@ -142,7 +143,7 @@ class GameSession:
         last_cell = filled_cell(self.game, last.before, last.action) if last else None
         return {
             "game": self.key, "game_name": self.game.name, "params": self.game.params(),
-            "agent": self.agent.label, "humans": sorted(self.humans),
+            "agent": self.label, "humans": sorted(self.humans),
             "simulations": self.simulations,
             "rows": board.rows, "targets": {str(a): c for a, c in board.targets.items()},
             "buttons": {str(a): t for a, t in board.buttons.items()},

@@ -24,16 +24,20 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from alphazero.nn import checkpoint
-from alphazero.config.settings import (ConfigError, build_game, ddp_devices, scheduled_lr,
-                              search_config, selfplay_config, validate_training, worker_count)
+from alphazero.config.errors import ConfigError
+from alphazero.config.settings import (build_game, ddp_devices, scheduled_lr, search_config,
+                                       validate_training, worker_count)
 from alphazero.train.distributed import DataParallelTrainer
 from alphazero.evaluate.match import Gate
-from alphazero.nn.network import Inference, build_model, select_device
+from alphazero.config.devices import select_device
+from alphazero.nn.network import Inference, build_model
 from alphazero.config.paths import CONF_DIR
-from alphazero.agent.players import AlphaZeroPlayer, make_player
-from alphazero.workers.pool import InlinePool, LocalPool, WorkerCrashLoop, WorkerSpec, weights_to_bytes
+from alphazero.agent.agent import NetworkAgent
+from alphazero.agent.build import build_agent
+from alphazero.nn.checkpoint import weights_to_bytes
+from alphazero.workers.pool import InlinePool, LocalPool, WorkerCrashLoop, WorkerSpec
 from alphazero.train.replay import ReplayBuffer
-from alphazero.workers.selfplay import value_targets
+from alphazero.workers.selfplay import SelfPlayConfig, value_targets
 from alphazero.config.threads import use_training_threads
 from alphazero.train.trainer import Trainer
 from games import FIRST_WON, GameError
@@ -72,7 +76,7 @@ class TrainingRun:
         self.spec = WorkerSpec(
             game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
             model_sizes=sizes, device=cfg.device, precision=cfg.selfplay.precision,
-            selfplay=selfplay_config(cfg), search=search_config(cfg), seed=cfg.seed)
+            selfplay=SelfPlayConfig.from_cfg(cfg), search=search_config(cfg), seed=cfg.seed)
 
     @staticmethod
     def run_name(cfg: DictConfig) -> str:
@@ -207,13 +211,14 @@ class TrainingRun:
         gate = Gate(self.game, self.cfg.eval, c["eval_level"], c["eval_best_rate"], seed=c["round"])
         simulations = self.cfg.eval.simulations or self.cfg.mcts.simulations
         network = Inference(self.model, self.device, self.cfg.selfplay.precision)
-        player = AlphaZeroPlayer(self.game, network, simulations, self.spec.search)
+        player = NetworkAgent(self.game, network, simulations, self.spec.search)
         best_path = self.checkpoint_dir / "best.pt"
         best = None
         if self.cfg.eval.gate == "previous" and best_path.is_file():
-            best = make_player(self.game, self.cfg, "az", best_path)
-            best.simulations = simulations  # both networks search with the gate's budget
-            best.endgame, best.move_rule = None, None  # the gate measures networks alone
+            # the gate measures networks alone, both with the gate's budget
+            alone = OmegaConf.merge(self.cfg, {"search_alone": True,
+                                               "mcts": {"simulations": simulations}})
+            best = build_agent(self.game, alone, "az", best_path)
         level = gate.level
         result, promoted = gate.evaluate(player, best)
         if promoted:
@@ -240,8 +245,7 @@ class TrainingRun:
                 continue  # playout cap randomisation recorded none of its positions
             self.replay.add_game(record.planes.astype(np.float32), record.pis,
                                  value_targets(record, q_share),
-                                 record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64),
-                                 record.owners)
+                                 record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
         c["round"] += 1
         c["games"] += len(games)
         c["positions"] += positions

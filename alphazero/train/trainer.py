@@ -3,8 +3,7 @@
 loss = (z - v)^2 + (-pi . log p) + c * sum of squared weights. The L2 term sits in the
 loss rather than in the optimizer's weight_decay so that it can be logged; it covers the
 conv and linear weight matrices, not biases or batch-norm scales (which only shift or
-rescale and are not what over-fits). A network with an ownership head adds the mean squared
-error of its ownership over the board's cells (alphazero.nn.network).
+rescale and are not what over-fits).
 """
 from __future__ import annotations
 
@@ -14,9 +13,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from alphazero.config.settings import OPTIMIZERS
 from alphazero.nn.network import median_call_seconds
 
-OPTIMIZERS = ("adam", "sgd")
 SGD_MOMENTUM = 0.9
 
 
@@ -40,19 +39,14 @@ class Trainer:
     """Owns the optimizer for `model`; one call of train_step is one gradient step."""
 
     def __init__(self, model: nn.Module, lr: float = 1e-3, weight_decay_l2: float = 1e-4,
-                 optimizer: str = "adam", device: torch.device | str | None = None,
-                 mixed_precision: bool = False):
+                 optimizer: str = "adam", device: torch.device | str | None = None):
         self.device = torch.device(device) if device is not None else next(model.parameters()).device
-        if mixed_precision and self.device.type != "cuda":
-            raise ValueError("mixed-precision training needs a CUDA device; turn it off on the CPU.")
         # channels_last: the layout oneDNN and cuDNN convolve fastest (on one CPU core,
         # 1.05-1.26x the gradient steps of the default layout; docs/performance.md).
         self.model = model.to(self.device, memory_format=torch.channels_last)
         self.l2 = weight_decay_l2
         self.lr = lr
-        self.mixed_precision = mixed_precision
         self.decayed_weights = [p for p in model.parameters() if p.dim() > 1]
-        self.ownership = getattr(model, "ownership_head", None) is not None
         if optimizer == "adam":
             self.optimizer = torch.optim.Adam(model.parameters(), lr=lr)
         elif optimizer == "sgd":
@@ -63,55 +57,38 @@ class Trainer:
     def _as_tensor(self, array) -> torch.Tensor:
         return torch.as_tensor(array, dtype=torch.float32).to(self.device, non_blocking=True)
 
-    def _forward(self, planes: torch.Tensor, with_ownership: bool = False
-                 ) -> tuple[torch.Tensor, ...]:
-        # bfloat16 autocast needs no gradient scaler; the heads return float32 log-policies.
-        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.mixed_precision):
-            outputs = (self.model(planes, with_ownership=True) if with_ownership
-                       else self.model(planes))
-        log_policy, value, *ownership = outputs
-        return log_policy, value.float(), *(o.float() for o in ownership)
-
-    def train_step(self, planes, pis, zs, owners=None, measure_kl: bool = False
-                   ) -> dict[str, float]:
+    def train_step(self, planes, pis, zs, measure_kl: bool = False) -> dict[str, float]:
         """One step on a batch (numpy arrays or tensors: planes [b, P, H, W], pis [b, A],
-        zs [b], owners [b, H * W], which only a network with an ownership head uses);
-        returns the metrics logged under these exact TensorBoard tags. With measure_kl the
-        metrics add `policy/kl`, how far this step moved the policy on its batch: that takes
-        one more forward pass, about a quarter of a step, so a run asks for it once a round."""
+        zs [b]); returns the metrics logged under these exact TensorBoard tags. With
+        measure_kl the metrics add `policy/kl`, how far this step moved the policy on its
+        batch: that takes one more forward pass, about a quarter of a step, so a run asks for
+        it once a round."""
         planes = self._as_tensor(planes).contiguous(memory_format=torch.channels_last)
         pis, zs = self._as_tensor(pis), self._as_tensor(zs)
         self.model.train()
-        log_policy, value, *ownership = self._forward(planes, with_ownership=self.ownership)
+        log_policy, value = self.model(planes)
         value_loss = (zs - value).pow(2).mean()
         policy_loss = -(pis * log_policy).sum(1).mean()
         l2_loss = self.l2 * sum(w.pow(2).sum() for w in self.decayed_weights)
         total = value_loss + policy_loss + l2_loss
-        extra = {}
-        if self.ownership:
-            if owners is None:
-                raise ValueError("a network with an ownership head trains on ownership targets; "
-                                 "pass owners.")
-            ownership_loss = (self._as_tensor(owners) - ownership[0]).pow(2).mean()
-            total = total + ownership_loss
-            extra = {"loss/ownership": ownership_loss.item()}
         self.optimizer.zero_grad(set_to_none=True)
         total.backward()
         self.optimizer.step()
 
         old_log_policy = log_policy.detach()
+        metrics = {"loss/total": total.item(), "loss/value": value_loss.item(),
+                   "loss/policy": policy_loss.item(), "loss/l2": l2_loss.item(),
+                   "policy/entropy": _mean_entropy(old_log_policy).item(),
+                   "lr": self.optimizer.param_groups[0]["lr"]}
         if measure_kl:
-            extra["policy/kl"] = self._kl_after_step(planes, old_log_policy)
-        return {"loss/total": total.item(), "loss/value": value_loss.item(),
-                "loss/policy": policy_loss.item(), "loss/l2": l2_loss.item(),
-                "policy/entropy": _mean_entropy(old_log_policy).item(),
-                "lr": self.optimizer.param_groups[0]["lr"]} | extra
+            metrics["policy/kl"] = self._kl_after_step(planes, old_log_policy)
+        return metrics
 
     def _kl_after_step(self, planes: torch.Tensor, old_log_policy: torch.Tensor) -> float:
         """KL(policy before the step || after it) on the step's batch, batch-norm statistics
         untouched."""
         with torch.no_grad(), _buffers_unchanged(self.model):
-            new_log_policy = self._forward(planes)[0]
+            new_log_policy = self.model(planes)[0]
         # Each row's KL is >= 0; clamping removes float rounding where a policy barely moved.
         kl = (old_log_policy.exp() * (old_log_policy - new_log_policy)).sum(1).clamp_min(0).mean()
         return kl.item()

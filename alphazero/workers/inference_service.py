@@ -22,7 +22,9 @@ import time
 import numpy as np
 import torch
 
-from alphazero.nn.network import Inference, build_model, select_device
+from alphazero.config.devices import select_device
+from alphazero.nn.checkpoint import weights_from_bytes
+from alphazero.nn.network import build_inference
 from games import make_game
 
 
@@ -100,13 +102,11 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
     the next from the workers that are not waiting for it and queues it behind, so the
     device does not idle while the service copies requests and answers workers. On a CPU
     each batch is answered at once."""
-    from alphazero.workers.pool import weights_from_bytes  # pool imports this module
     torch.set_num_threads(1)  # on a CPU the workers need the other cores
     game = make_game(spec.game_name, **spec.game_params)
     device = select_device(spec.device)
-    inference = Inference(build_model(spec.model_kind, game, **spec.model_sizes).to(device),
-                          device, spec.precision)
-    inference.load_state_dict(weights_from_bytes(weights_queue.get()))
+    inference = build_inference(spec.model_kind, game, spec.model_sizes, device, spec.precision,
+                                weights_from_bytes(weights_queue.get()))
     workers = {id(conn): block.views() for conn, block in zip(conns, blocks)}
     on_cuda = device.type == "cuda"
     rows = sum(block.rows for block in blocks)

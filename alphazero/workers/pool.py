@@ -17,7 +17,6 @@ worker evaluates its own batches with one torch thread (no copies between proces
 """
 from __future__ import annotations
 
-import io
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import queue
@@ -34,7 +33,9 @@ from alphazero.workers.inference_service import (
     service_main,
 )
 from alphazero.search.puct import SearchConfig
-from alphazero.nn.network import Inference, build_model, select_device
+from alphazero.config.devices import select_device
+from alphazero.nn.checkpoint import weights_from_bytes
+from alphazero.nn.network import Inference, build_inference
 from alphazero.workers.selfplay import GameRecord, SelfPlayConfig, SelfPlayWorker
 from games import make_game
 
@@ -53,22 +54,11 @@ class WorkerSpec:
     seed: int
 
 
-def weights_to_bytes(state_dict: dict) -> bytes:
-    buffer = io.BytesIO()
-    torch.save({k: v.detach().cpu() for k, v in state_dict.items()}, buffer)
-    return buffer.getvalue()
-
-
-def weights_from_bytes(blob: bytes) -> dict:
-    return torch.load(io.BytesIO(blob), weights_only=True)
-
-
 def build_worker(spec: WorkerSpec, weights: bytes) -> tuple[SelfPlayWorker, Inference]:
     game = make_game(spec.game_name, **spec.game_params)
     device = select_device(spec.device)
-    model = build_model(spec.model_kind, game, **spec.model_sizes).to(device)
-    inference = Inference(model, device, spec.precision)
-    inference.load_state_dict(weights_from_bytes(weights))
+    inference = build_inference(spec.model_kind, game, spec.model_sizes, device, spec.precision,
+                                weights_from_bytes(weights))
     return SelfPlayWorker(game, inference, spec.selfplay, spec.search, seed=spec.seed), inference
 
 

@@ -22,8 +22,9 @@ import ray
 import torch
 from ray.exceptions import ObjectLostError, RayActorError
 
-from alphazero.config.settings import ConfigError
-from alphazero.workers.pool import WorkerSpec, build_worker, weights_from_bytes
+from alphazero.config.errors import ConfigError
+from alphazero.nn.checkpoint import weights_from_bytes
+from alphazero.workers.pool import WorkerSpec, build_worker
 from alphazero.workers.selfplay import GameRecord
 
 CALL_SECONDS = 1.0  # one call's stretch of play: its few ms of overhead stay well under 1%

@@ -8,11 +8,7 @@ position's symmetry maps, which the replay buffer uses to store every symmetric 
 Each position also carries q, the root search's mean value:
 the training loop may mix it into the value target (`value_targets`): z is one noisy
 outcome, q the search's estimate of the same position, so the mix has less variance (the
-averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four). And each
-carries the game's final ownership from its side to move's view (+1 own piece, -1 the
-opponent's, 0 empty, per encoded cell), the target of a network's ownership head
-(alphazero.nn.network); it comes from the encoding's first two planes, which every game fills
-with the side to move's pieces and the opponent's (games.core.base).
+averaging that helped in Oracle's "Lessons from AlphaZero" on Connect Four).
 
 Playout cap randomisation (KataGo, Wu 2019): with `full_search_share` below 1, each move is a
 full search (`simulations`, root noise, recorded) with that probability, else a fast one
@@ -32,14 +28,24 @@ from games import DRAW, FIRST_WON, ONGOING
 
 @dataclass
 class SelfPlayConfig:
-    simulations: int = 200
-    games_in_parallel: int = 128  # K: trees searched together, one batch per search step
-    temperature_moves: int = 12  # plies played with tau = 1 (sampled); argmax after
-    noise: bool = True  # Dirichlet noise at the root
-    full_search_share: float = 1.0  # playout cap randomisation: share of full, recorded searches
-    fast_simulations: int = 32  # the other moves' search budget
-    opening_plies: int = 0  # this many uniformly random moves start a share of the games
-    opening_share: float = 0.0  # (not recorded): the positions users reach from random openings
+    """Self-play's settings; their defaults and meaning are conf/config.yaml's `selfplay:`."""
+    simulations: int  # mcts.simulations: the full search's budget
+    games_in_parallel: int  # K: trees searched together, one batch per search step
+    temperature_moves: int  # plies played with tau = 1 (sampled); argmax after
+    noise: bool  # Dirichlet noise at the root
+    full_search_share: float  # playout cap randomisation: share of full, recorded searches
+    fast_simulations: int  # the other moves' search budget
+    opening_plies: int  # this many uniformly random moves start a share of the games
+    opening_share: float  # (not recorded): the positions users reach from random openings
+
+    @classmethod
+    def from_cfg(cls, cfg, **overrides) -> "SelfPlayConfig":
+        """From a composed config tree (its `selfplay:` and `mcts.simulations`)."""
+        settings = {name: cfg.selfplay[name] for name in cls.__dataclass_fields__
+                    if name != "simulations"}
+        settings["simulations"] = cfg.mcts.simulations
+        settings.update(overrides)
+        return cls(**settings)
 
 
 @dataclass
@@ -48,7 +54,6 @@ class GameRecord:
     pis: np.ndarray  # float32 [n, A]
     zs: np.ndarray  # float32 [n]: the outcome (with a score utility, mixed with the margin)
     qs: np.ndarray  # float32 [n]: the root search's value
-    owners: np.ndarray  # int8 [n, H*W]: who holds each cell at the end, from the mover's view
     cell_syms: np.ndarray  # int16 [n, G, H*W]
     action_syms: np.ndarray  # int16 [n, G, A]
     moves: np.ndarray  # int16 [plies]: every move of the game, recorded or not
@@ -154,7 +159,7 @@ class SelfPlayWorker:
                 self.states[b] = self._new_game(b)
         return finished
 
-    def _outcomes(self, history: _History, result: int, owners: np.ndarray) -> np.ndarray:
+    def _outcomes(self, history: _History, final: np.ndarray, result: int) -> np.ndarray:
         """z per recorded position, shrunk by the search's discount per ply left to play, and
         with a score utility w, (1 - w) * z + w * the final piece margin over the cells: the
         value head learns what the search backs up."""
@@ -163,15 +168,18 @@ class SelfPlayWorker:
         plies_left = len(history.moves) - np.array(history.recorded_plies)
         values = outcomes * config.discount ** plies_left
         if config.score_utility:
-            values = (1 - config.score_utility) * values + config.score_utility * owners.mean(axis=1)
+            values = ((1 - config.score_utility) * values
+                      + config.score_utility * self._margins(history, final))
         return values.astype(np.float32)
 
-    def _owners(self, history: _History, final: np.ndarray) -> np.ndarray:
-        """The final position's pieces per cell, from each recorded position's mover's view."""
+    def _margins(self, history: _History, final: np.ndarray) -> np.ndarray:
+        """The final position's piece margin over the cells, from each recorded position's
+        mover's view, read from the encoding's first two planes (the side to move's pieces
+        and the opponent's, games.core.base)."""
         planes = self.game.encode(final)
-        owners = (planes[0] - planes[1]).reshape(-1).astype(np.int8)
+        margin = (planes[0] - planes[1]).mean(dtype=np.float64)
         signs = np.where(np.array(history.movers) == self.game.to_move(final), 1, -1)
-        return (signs[:, None] * owners[None]).astype(np.int8)
+        return signs * margin
 
     def _record(self, history: _History, final: np.ndarray, result: int) -> GameRecord:
         if not history.recorded_plies:  # every move was a fast search: a game, no samples
@@ -180,16 +188,14 @@ class SelfPlayWorker:
                 planes=np.zeros((0, g.planes, g.height, g.width), dtype=np.uint8),
                 pis=np.zeros((0, g.num_actions), dtype=np.float32), zs=np.zeros(0, dtype=np.float32),
                 qs=np.zeros(0, dtype=np.float32),
-                owners=np.zeros((0, g.height * g.width), dtype=np.int8),
                 cell_syms=np.zeros((0, 1, g.height * g.width), dtype=np.int16),
                 action_syms=np.zeros((0, 1, g.num_actions), dtype=np.int16),
                 moves=np.array(history.moves, dtype=np.int16),
                 recorded_plies=np.zeros(0, dtype=np.int16), result=result)
-        owners = self._owners(history, final)
         return GameRecord(
             planes=np.stack(history.planes), pis=np.stack(history.pis).astype(np.float32),
-            zs=self._outcomes(history, result, owners),
-            qs=np.array(history.root_values, dtype=np.float32), owners=owners,
+            zs=self._outcomes(history, final, result),
+            qs=np.array(history.root_values, dtype=np.float32),
             cell_syms=np.stack(history.cell_syms), action_syms=np.stack(history.action_syms),
             moves=np.array(history.moves, dtype=np.int16),
             recorded_plies=np.array(history.recorded_plies, dtype=np.int16), result=result)

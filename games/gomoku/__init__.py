@@ -2,3 +2,4 @@
 from games.gomoku.rules import Gomoku
 
 GAME = Gomoku
+ADVISORS = {}  # no play-time help of its own (games.core.advice)
