@@ -40,6 +40,8 @@ def test_each_games_defaults_are_the_configuration_behind_its_shipped_network(na
     composed = flat(OmegaConf.to_container(compose_config("config", f"game={name}"), resolve=True))
     if saved.get("selfplay.precision") == "auto":  # saved before float32 became the default:
         del saved["selfplay.precision"]  # float32 unless the CPU had AVX512-BF16, not recorded
+    for key, only in checkpoint.REMOVED_SIZES.items():  # network sizes since removed
+        assert saved.pop(f"model.sizes.{key}", only) == only, key
     shared = (saved.keys() & composed.keys()) - RUN_KEYS
     assert {k for k in shared if k.startswith(("mcts.", "selfplay.", "replay.", "train.", "eval.",
                                                 "model.", "game."))} >= {"mcts.simulations", "train.lr"}
@@ -81,7 +83,7 @@ def test_training_keeps_the_recipes_self_play_budget():
     (["train.optimizer=rmsprop"], "train.optimizer"),
     (["mcts.score_utility=1"], "mcts.score_utility"),
     (["mcts.rollout_share=1.5"], "mcts.rollout_share"),
-    (["model.sizes.ownership=yes"], "model.sizes.ownership"),
+    (["model.sizes.global_pool=yes"], "model.sizes.global_pool"),
 ])
 def test_bad_settings_are_refused_before_any_work(overrides, words):
     with pytest.raises(ConfigError, match=words.replace(".", r"\.")):

@@ -31,14 +31,9 @@ def test_onnx_runtime_answers_as_torch_does_at_any_batch_size(kind):
     assert np.all(priors[~legal] == 0)
 
 
-def test_onnx_runtime_with_an_ownership_head_answers_policy_and_value():
-    torch.manual_seed(0)
-    assert_same_answers(*both_runtimes(build_model("cnn", SPEC, head_norm=True, ownership=True).eval()))
-
-
 def test_onnx_runtime_with_global_pooling_answers_as_torch_does():
     torch.manual_seed(0)
-    assert_same_answers(*both_runtimes(build_model("cnn", SPEC, head_norm=True, global_pool=True).eval()))
+    assert_same_answers(*both_runtimes(build_model("cnn", SPEC, global_pool=True).eval()))
 
 
 def test_onnx_runtime_follows_weights_changed_in_place():

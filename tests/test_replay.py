@@ -1,4 +1,4 @@
-"""Replay buffer: exact symmetry images (of planes, policies and ownership), ring wrap-around,
+"""Replay buffer: exact symmetry images (of planes and policies), ring wrap-around,
 save/load, sampling."""
 import numpy as np
 import pytest
@@ -22,18 +22,17 @@ def random_game(rng, n, planes, height, width, num_actions):
     board = rng.integers(0, 2, (n, planes, height, width)).astype(np.float32)
     pis = rng.dirichlet(np.ones(num_actions), n).astype(np.float32)
     zs = rng.choice(np.array([-1, 0, 1], dtype=np.float32), n)
-    owners = rng.integers(-1, 2, (n, height * width)).astype(np.int8)
-    return board, pis, zs, owners
+    return board, pis, zs
 
 
 def test_square_group_images_are_exact_board_transforms():
     rng = np.random.default_rng(0)
     n, size = 3, 5
-    board, pis, zs, owners = random_game(rng, n, 2, size, size, size * size)
+    board, pis, zs = random_game(rng, n, 2, size, size, size * size)
     cells = cell_maps(SQUARE_GROUP, size, size)
     syms = np.broadcast_to(cells, (n,) + cells.shape)
     buffer = ReplayBuffer(100, 2, size, size, size * size)
-    buffer.add_game(board, pis, zs, syms, syms, owners)  # one action per cell
+    buffer.add_game(board, pis, zs, syms, syms)  # one action per cell
     assert len(buffer) == buffer.total_added == n * 8
     for k in range(n):
         for g, transform in enumerate(SQUARE_GROUP):
@@ -42,38 +41,34 @@ def test_square_group_images_are_exact_board_transforms():
             want_pi = transform(pis[k].reshape(size, size)).ravel().astype(np.float16)
             np.testing.assert_array_equal(buffer.pis[slot], want_pi)
             assert buffer.zs[slot] == zs[k]
-            want_owners = transform(owners[k].reshape(size, size)).ravel()
-            np.testing.assert_array_equal(buffer.owners[slot], want_owners)
 
 
 def test_mirror_group_on_a_wide_board_with_column_actions_and_a_pass():
     rng = np.random.default_rng(1)
     n, height, width = 4, 3, 5
     actions = width + 1  # drop in a column, or pass (fixed by every symmetry)
-    board, pis, zs, owners = random_game(rng, n, 3, height, width, actions)
+    board, pis, zs = random_game(rng, n, 3, height, width, actions)
     cells = cell_maps(MIRROR_GROUP, height, width)
     action_maps = np.array([np.arange(actions), np.r_[np.arange(width)[::-1], width]])
     buffer = ReplayBuffer(100, 3, height, width, actions)
     buffer.add_game(board, pis, zs, np.broadcast_to(cells, (n, 2, height * width)),
-                    np.broadcast_to(action_maps, (n, 2, actions)), owners)
+                    np.broadcast_to(action_maps, (n, 2, actions)))
     for k in range(n):
         np.testing.assert_array_equal(buffer.planes[2 * k], board[k])
         np.testing.assert_array_equal(buffer.planes[2 * k + 1], board[k][..., ::-1])
         mirrored_pi = np.r_[pis[k][:width][::-1], pis[k][width]].astype(np.float16)
         np.testing.assert_array_equal(buffer.pis[2 * k + 1], mirrored_pi)
-        np.testing.assert_array_equal(buffer.owners[2 * k + 1].reshape(height, width),
-                                      owners[k].reshape(height, width)[:, ::-1])
 
 
 def test_per_position_permutations_follow_the_contract():
     # Each position has its own maps (games.core.base: symmetries are per state).
     rng = np.random.default_rng(2)
     n, groups, planes, height, width, actions = 3, 4, 2, 3, 4, 7
-    board, pis, zs, owners = random_game(rng, n, planes, height, width, actions)
+    board, pis, zs = random_game(rng, n, planes, height, width, actions)
     cells = np.stack([[rng.permutation(height * width) for _ in range(groups)] for _ in range(n)])
     action_maps = np.stack([[rng.permutation(actions) for _ in range(groups)] for _ in range(n)])
     buffer = ReplayBuffer(50, planes, height, width, actions)
-    buffer.add_game(board, pis, zs, cells, action_maps, owners)
+    buffer.add_game(board, pis, zs, cells, action_maps)
     flat_images = buffer.planes.reshape(50, planes, -1)
     for k in range(n):
         for g in range(groups):
@@ -82,7 +77,6 @@ def test_per_position_permutations_follow_the_contract():
                                           board[k].reshape(planes, -1))
             np.testing.assert_array_equal(buffer.pis[slot][action_maps[k, g]],
                                           pis[k].astype(np.float16))
-            np.testing.assert_array_equal(buffer.owners[slot][cells[k, g]], owners[k])
 
 
 def identity_syms(n, groups, cells, actions):
@@ -95,8 +89,7 @@ def add_numbered_game(buffer, first_z, n, groups=2):
     zs = np.arange(first_z, first_z + n, dtype=np.float32)
     board = np.ones((n, 1, 2, 2), dtype=np.float32)
     pis = np.full((n, 3), 1 / 3, dtype=np.float32)
-    owners = np.tile(np.array([1, -1, 0, 1], dtype=np.int8), (n, 1))
-    buffer.add_game(board, pis, zs, *identity_syms(n, groups, 4, 3), owners)
+    buffer.add_game(board, pis, zs, *identity_syms(n, groups, 4, 3))
 
 
 def test_capacity_wraps_and_keeps_the_newest():
@@ -114,8 +107,7 @@ def test_non_binary_planes_are_rejected():
     buffer = ReplayBuffer(10, 1, 2, 2, 3)
     with pytest.raises(ValueError, match="whole numbers from 0 to 255"):
         buffer.add_game(np.full((1, 1, 2, 2), 0.5, np.float32), np.ones((1, 3), np.float32),
-                        np.zeros(1, np.float32), *identity_syms(1, 1, 4, 3),
-                        np.zeros((1, 4), np.int8))
+                        np.zeros(1, np.float32), *identity_syms(1, 1, 4, 3))
 
 
 def test_save_and_load_round_trip(tmp_path):
@@ -129,7 +121,7 @@ def test_save_and_load_round_trip(tmp_path):
     restored.load_state_dict(state)
     assert len(restored) == 10 and restored.total_added == buffer.total_added == 24
     assert state["zs"].tolist() == [7, 7, 8, 8, 9, 9, 10, 10, 11, 11]  # oldest first
-    for key in ("planes", "pis", "zs", "owners"):
+    for key in ("planes", "pis", "zs"):
         assert torch.equal(restored.state_dict()[key], state[key])
 
     smaller = ReplayBuffer(4, 1, 2, 2, 3)
@@ -139,14 +131,14 @@ def test_save_and_load_round_trip(tmp_path):
         ReplayBuffer(10, 2, 2, 2, 3).load_state_dict(state)
 
 
-def test_a_buffer_saved_before_ownership_restores_with_empty_ownership():
+def test_a_buffer_saved_with_ownership_targets_restores_without_them():
     buffer = ReplayBuffer(10, 1, 2, 2, 3)
     add_numbered_game(buffer, 0, 3)
-    state = {key: value for key, value in buffer.state_dict().items() if key != "owners"}
+    state = buffer.state_dict() | {"owners": torch.zeros((6, 4), dtype=torch.int8)}
     restored = ReplayBuffer(10, 1, 2, 2, 3)
     restored.load_state_dict(state)
+    assert restored.state_dict().keys() == buffer.state_dict().keys()
     assert restored.state_dict()["zs"].tolist() == state["zs"].tolist()
-    assert not restored.owners.any()
 
 
 def test_sample_shapes_and_dtypes():
@@ -154,8 +146,7 @@ def test_sample_shapes_and_dtypes():
     with pytest.raises(ValueError, match="empty replay buffer"):
         buffer.sample(4, np.random.default_rng(0))
     add_numbered_game(buffer, 0, 5)
-    planes, pis, zs, owners = buffer.sample(16, np.random.default_rng(0))
+    planes, pis, zs = buffer.sample(16, np.random.default_rng(0))
     assert planes.shape == (16, 1, 2, 2) and pis.shape == (16, 3) and zs.shape == (16,)
-    assert owners.shape == (16, 4) and set(np.unique(owners)) == {-1.0, 0.0, 1.0}
-    assert planes.dtype == pis.dtype == zs.dtype == owners.dtype == np.float32
+    assert planes.dtype == pis.dtype == zs.dtype == np.float32
     assert set(zs.tolist()) <= set(range(5))

@@ -15,7 +15,6 @@ from alphazero.nn import checkpoint
 from alphazero.config.settings import ConfigError, build_game, validate, validate_training
 from alphazero.nn.network import GlobalPoolBias, build_model
 from alphazero.train.loop import selfplay_seed
-from games import make_game
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.full_search_share=1",
@@ -97,20 +96,6 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
     assert torch.load(latest, weights_only=True)["counters"]["games"] == resumed["counters"]["games"]
 
 
-def test_a_run_with_an_ownership_head_trains_it_on_final_boards(tmp_path):
-    run = train(tmp_path, "train.max_games=16", "model.sizes.ownership=true")
-    assert run.returncode == 0, run.stderr
-    assert "loss/ownership" in scalar_tags(tmp_path / "runs" / "0")
-    latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
-    owners = checkpoint.load(latest.parent / "replay.pt")["owners"]
-    assert set(owners.unique().tolist()) == {-1, 0, 1}
-    saved = checkpoint.load(latest)
-    game = make_game(saved["game"], **saved["game_params"])
-    model = build_model(saved["model_kind"], game, **saved["model_sizes"])
-    model.load_state_dict(saved["model"])  # strict: the head's weights are saved with the rest
-    assert model.ownership_head is not None
-
-
 def test_checkpoint_for_another_game_is_refused(tmp_path):
     assert train(tmp_path, "train.max_games=8", "train.min_replay=100000").returncode == 0
     latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
@@ -165,8 +150,8 @@ def test_bad_overrides_give_one_line(tmp_path, override, words):
     ("selfplay.opening_plies=2.5", "selfplay.opening_plies"),
     ("selfplay.opening_share=-0.1", "selfplay.opening_share"),
     ("train.snapshot_games=0", "train.snapshot_games"),
-    ("model.sizes.head_slope=abc", "model.sizes.head_slope"),
-    ("model.sizes.head_norm=maybe", "model.sizes.head_norm"),
+    ("+model.sizes.head_norm=true", "model.sizes.head_norm is not a size"),  # removed
+    ("model.sizes.global_pool=maybe", "model.sizes.global_pool"),
     ("model.sizes.channels=abc", "model.sizes.channels"),
     ("model.sizes.channels=[8,0,8]", "model.sizes.channels"),
     ("model.sizes.value_hidden=2.5", "model.sizes.value_hidden"),

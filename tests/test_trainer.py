@@ -1,5 +1,4 @@
-"""Trainer: the loss falls on a fixed batch, metrics are complete and sane, state saves, an
-ownership head learns its target."""
+"""Trainer: the loss falls on a fixed batch, metrics are complete and sane, state saves."""
 import copy
 import math
 from types import SimpleNamespace
@@ -14,26 +13,22 @@ from alphazero.nn.network import build_model
 from alphazero.train.trainer import Trainer, measure_training
 
 SPEC = SimpleNamespace(planes=2, height=4, width=5, num_actions=20)
-KINDS = {"cnn": {"channels": (16, 16, 16)}, "resnet": {"blocks": 2, "channels": 16},
-         "cnn+ownership": {"channels": (16, 16, 16), "ownership": True},
-         "resnet+ownership": {"blocks": 2, "channels": 16, "ownership": True}}
+KINDS = {"cnn": {"channels": (16, 16, 16)}, "resnet": {"blocks": 2, "channels": 16}}
 METRICS = {"loss/total", "loss/value", "loss/policy", "loss/l2", "policy/entropy", "lr"}
 
 
 def make(kind: str) -> torch.nn.Module:
     torch.manual_seed(0)
-    return build_model(kind.split("+")[0], SPEC, **KINDS[kind])
+    return build_model(kind, SPEC, **KINDS[kind])
 
 
 def fixed_batch(size: int = 32):
-    """Distinct random positions with one-hot policy targets, so the loss can approach 0,
-    and random final ownership per cell."""
+    """Distinct random positions with one-hot policy targets, so the loss can approach 0."""
     rng = np.random.default_rng(0)
     planes = rng.integers(0, 2, (size, SPEC.planes, SPEC.height, SPEC.width)).astype(np.float32)
     pis = np.eye(SPEC.num_actions, dtype=np.float32)[rng.integers(0, SPEC.num_actions, size)]
     zs = rng.choice(np.array([-1, 0, 1], dtype=np.float32), size)
-    owners = rng.integers(-1, 2, (size, SPEC.height * SPEC.width)).astype(np.float32)
-    return planes, pis, zs, owners
+    return planes, pis, zs
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -41,15 +36,12 @@ def test_loss_falls_on_a_fixed_batch(kind):
     trainer = Trainer(make(kind), lr=1e-3)
     batch = fixed_batch()
     history = [trainer.train_step(*batch, measure_kl=step % 2 == 0) for step in range(200)]
-    with_ownership = "ownership" in kind
     for step, metrics in enumerate(history):
         measured = {"policy/kl"} if step % 2 == 0 else set()
-        assert set(metrics) == METRICS | measured | ({"loss/ownership"} if with_ownership else set())
+        assert set(metrics) == METRICS | measured
         assert all(math.isfinite(value) for value in metrics.values())
         assert metrics.get("policy/kl", 0) >= 0
     first, last = history[0], history[-1]
-    if with_ownership:
-        assert last["loss/ownership"] < 0.5 * first["loss/ownership"]
     assert last["loss/policy"] < 0.5 * first["loss/policy"]
     assert last["loss/value"] < 0.5 * first["loss/value"]
     assert last["loss/total"] < 0.5 * first["loss/total"]
@@ -80,10 +72,10 @@ def test_a_step_updates_batch_norm_statistics_once():
     model = make("resnet")
     # in the trainer's layout, so that the float sums round alike
     reference = copy.deepcopy(model).to(memory_format=torch.channels_last).train()
-    planes, pis, zs, owners = fixed_batch()
+    planes, pis, zs = fixed_batch()
     with torch.no_grad():
         reference(torch.from_numpy(planes).contiguous(memory_format=torch.channels_last))
-    Trainer(model, lr=0.0, optimizer="sgd").train_step(planes, pis, zs, owners)
+    Trainer(model, lr=0.0, optimizer="sgd").train_step(planes, pis, zs)
     for got, want in zip(model.buffers(), reference.buffers()):
         assert torch.equal(got, want)
 
@@ -109,27 +101,9 @@ def test_restored_optimizer_takes_the_new_learning_rate(tmp_path):
     assert trainer.state_dict()["param_groups"][0]["lr"] == 0.002  # the saved state is untouched
 
 
-def test_the_ownership_head_is_for_training_only():
-    """Search and export call the network as before: two outputs, with or without the head;
-    a network without the head trains without ownership targets."""
-    planes = torch.from_numpy(fixed_batch()[0])
-    plain, headed = make("cnn"), make("cnn+ownership")
-    assert len(headed(planes)) == len(plain(planes)) == 2
-    log_policy, value, ownership = headed(planes, with_ownership=True)
-    assert ownership.shape == (len(planes), SPEC.height * SPEC.width)
-    assert ownership.abs().max() <= 1
-    with pytest.raises(ValueError, match="no ownership head"):
-        plain(planes, with_ownership=True)
-    assert "loss/ownership" not in Trainer(plain).train_step(*fixed_batch()[:3])
-    with pytest.raises(ValueError, match="pass owners"):
-        Trainer(headed).train_step(*fixed_batch()[:3])
-
-
 def test_bad_settings_are_clear_errors():
     with pytest.raises(ValueError, match="unknown optimizer 'rmsprop'"):
         Trainer(make("cnn"), optimizer="rmsprop")
-    with pytest.raises(ValueError, match="mixed-precision training needs a CUDA device"):
-        Trainer(make("cnn"), device="cpu", mixed_precision=True)
 
 
 def test_measure_training_reports_a_rate():

@@ -56,7 +56,7 @@ def _make_data_parallel(trainer: Trainer, device: torch.device) -> None:
 
 def _step(trainer: Trainer, batch, rank: int, world: int, device: torch.device,
           measure_kl: bool = False) -> dict:
-    """One step on every rank at once: rank 0 passes (planes, pis, zs, owners) and whether to
+    """One step on every rank at once: rank 0 passes (planes, pis, zs) and whether to
     measure the KL, the others None. Returns the metrics averaged over the ranks, i.e. those
     of the whole batch."""
     header = torch.zeros(6, dtype=torch.int64, device=device)  # batch, planes, H, W, actions, kl
@@ -70,7 +70,7 @@ def _step(trainer: Trainer, batch, rank: int, world: int, device: torch.device,
     if rank == 0:
         tensors = [torch.as_tensor(x, dtype=torch.float32).to(device) for x in batch]
     else:
-        shapes = ((b, p, h, w), (b, a), (b,), (b, h * w))
+        shapes = ((b, p, h, w), (b, a), (b,))
         tensors = [torch.empty(shape, device=device) for shape in shapes]
     for tensor in tensors:
         dist.broadcast(tensor, 0)
@@ -121,9 +121,8 @@ class DataParallelTrainer:
         self.device = _join_group(0, devices, address)
         _make_data_parallel(trainer, self.device)
 
-    def train_step(self, planes, pis, zs, owners, measure_kl: bool = False) -> dict[str, float]:
-        return _step(self.trainer, (planes, pis, zs, owners), 0, self.world, self.device,
-                     measure_kl)
+    def train_step(self, planes, pis, zs, measure_kl: bool = False) -> dict[str, float]:
+        return _step(self.trainer, (planes, pis, zs), 0, self.world, self.device, measure_kl)
 
     def state_dict(self) -> dict:
         return self.trainer.state_dict()

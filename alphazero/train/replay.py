@@ -1,10 +1,9 @@
-"""The bounded replay buffer of (planes, pi, z, owners) samples, augmented by symmetries.
+"""The bounded replay buffer of (planes, pi, z) samples, augmented by symmetries.
 
 Storage is compact: input planes as uint8 (they hold small whole numbers, in practice
 0/1 features), policy targets as float16, outcomes as float32 (room for scores, not only
--1/0/1), final ownership per cell as int8 (-1/0/1, the target of an ownership head). Every
-position is stored together with all G images under its symmetry group, so sampling is a
-plain uniform draw.
+-1/0/1). Every position is stored together with all G images under its symmetry group, so
+sampling is a plain uniform draw.
 """
 from __future__ import annotations
 
@@ -35,7 +34,6 @@ class ReplayBuffer:
         self.planes = np.zeros((capacity, planes, height, width), dtype=np.uint8)
         self.pis = np.zeros((capacity, num_actions), dtype=np.float16)
         self.zs = np.zeros(capacity, dtype=np.float32)
-        self.owners = np.zeros((capacity, height * width), dtype=np.int8)
         self.size = 0
         self.next_index = 0
         self.total_added = 0  # samples ever written, symmetry images included
@@ -44,12 +42,11 @@ class ReplayBuffer:
         return self.size
 
     def add_game(self, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray,
-                 cell_syms: np.ndarray, action_syms: np.ndarray, owners: np.ndarray) -> None:
+                 cell_syms: np.ndarray, action_syms: np.ndarray) -> None:
         """Store n positions with all their symmetry images (n * G samples).
 
         planes float32 [n, P, H, W], pis float32 [n, A], zs float32 [n],
-        cell_syms int64 [n, G, H*W], action_syms int64 [n, G, A] (games.core.base contract),
-        owners int8 [n, H*W].
+        cell_syms int64 [n, G, H*W], action_syms int64 [n, G, A] (games.core.base contract).
         """
         n, groups = cell_syms.shape[:2]
         sample_shape = self.planes.shape[1:]
@@ -63,11 +60,9 @@ class ReplayBuffer:
         plane_images = _permute_last_axis(flat, cell_syms).reshape((n * groups,) + sample_shape)
         pi_images = _permute_last_axis(pis.astype(np.float16), action_syms).reshape(n * groups, -1)
         z_images = np.repeat(np.asarray(zs, dtype=np.float32), groups)
-        owner_images = _permute_last_axis(owners.astype(np.int8), cell_syms).reshape(n * groups, -1)
-        self._write(plane_images, pi_images, z_images, owner_images)
+        self._write(plane_images, pi_images, z_images)
 
-    def _write(self, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray,
-               owners: np.ndarray) -> None:
+    def _write(self, planes: np.ndarray, pis: np.ndarray, zs: np.ndarray) -> None:
         count = len(zs)
         self.total_added += count
         # More samples than room: only the newest `capacity` would survive anyway.
@@ -76,20 +71,18 @@ class ReplayBuffer:
         self.planes[slots] = planes[count - keep:]
         self.pis[slots] = pis[count - keep:]
         self.zs[slots] = zs[count - keep:]
-        self.owners[slots] = owners[count - keep:]
         self.next_index = (self.next_index + count) % self.capacity
         self.size = min(self.size + count, self.capacity)
 
     def sample(self, batch_size: int, rng: np.random.Generator
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A uniform draw with replacement: planes float32 [b, P, H, W], pi float32 [b, A],
-        z float32 [b], owners float32 [b, H*W]. Targets stay as stored: float16 pi sums to
-        1 within about 1e-3."""
+        z float32 [b]. Targets stay as stored: float16 pi sums to 1 within about 1e-3."""
         if self.size == 0:
             raise ValueError("cannot sample from an empty replay buffer.")
         index = rng.integers(0, self.size, batch_size)
         return (self.planes[index].astype(np.float32), self.pis[index].astype(np.float32),
-                self.zs[index], self.owners[index].astype(np.float32))
+                self.zs[index])
 
     def _oldest_first(self, array: np.ndarray) -> np.ndarray:
         if self.size < self.capacity:
@@ -101,19 +94,15 @@ class ReplayBuffer:
         return {"planes": torch.from_numpy(self._oldest_first(self.planes)),
                 "pis": torch.from_numpy(self._oldest_first(self.pis)),
                 "zs": torch.from_numpy(self._oldest_first(self.zs)),
-                "owners": torch.from_numpy(self._oldest_first(self.owners)),
                 "total_added": self.total_added}
 
     def load_state_dict(self, state: dict) -> None:
-        """Restore saved samples; a smaller buffer keeps the newest that fit. A buffer saved
-        before ownership was stored restores with zero ownership (no piece anywhere)."""
+        """Restore saved samples; a smaller buffer keeps the newest that fit."""
         planes, pis = state["planes"].numpy(), state["pis"].numpy()
         if planes.shape[1:] != self.planes.shape[1:] or pis.shape[1:] != self.pis.shape[1:]:
             raise ValueError(f"the saved replay buffer holds samples of shape {planes.shape[1:]} / "
                              f"{pis.shape[1:]}, but this game needs {self.planes.shape[1:]} / "
                              f"{self.pis.shape[1:]}.")
-        owners = (state["owners"].numpy() if "owners" in state
-                  else np.zeros((len(planes), self.owners.shape[1]), dtype=np.int8))
         self.size = self.next_index = 0
-        self._write(planes, pis, state["zs"].numpy(), owners)
+        self._write(planes, pis, state["zs"].numpy())
         self.total_added = int(state["total_added"])
