@@ -3,8 +3,8 @@ batched == single-tree, and arena exhaustion with tree reuse."""
 import numpy as np
 import pytest
 
-from alphazero.search.puct import (IN_EDGE, NODES_USED, PARENT, STATUS, TO_PLAY, VISITS, BatchedSearch,
-                            SearchConfig)
+from alphazero.search.puct import BatchedSearch, SearchConfig
+from alphazero.search.puct_kernels import IN_EDGE, NODES_USED, PARENT, STATUS, TO_PLAY, VISITS
 from games import FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.core.rng import make_rng
 from games.othello.solver import OthelloSolver
@@ -295,8 +295,8 @@ def test_backup_sign_follows_the_side_to_move(name, discount):
     search = BatchedSearch(game, 1, 200, SearchConfig(discount=discount))
     search.set_root(0, state)
     search.run(constant)
-    nodes, value0 = search.nodes[0], search.value0[0]
-    used = search.trees[0, NODES_USED]
+    nodes, value0 = search.tree.nodes[0], search.tree.value0[0]
+    used = search.tree.trees[0, NODES_USED]
     own = np.zeros(used)  # what each node itself contributed, first player's view
     for n in range(used):
         if nodes[n, STATUS] != ONGOING:
@@ -307,7 +307,7 @@ def test_backup_sign_follows_the_side_to_move(name, discount):
     for n in range(used - 1, 0, -1):  # children are created after their parents
         expected[nodes[n, PARENT]] += discount * expected[n]
     np.testing.assert_allclose(value0[:used], expected, atol=1e-9)
-    in_actions = [search.edge_action[0, nodes[n, IN_EDGE]] for n in range(1, used)]
+    in_actions = [search.tree.edge_action[0, nodes[n, IN_EDGE]] for n in range(1, used)]
     if name == "connect6":
         same_side = [n for n in range(1, used) if nodes[n, TO_PLAY] == nodes[nodes[n, PARENT], TO_PLAY]]
         assert same_side  # the pair was really searched
@@ -360,8 +360,8 @@ def test_long_games_with_tiny_arenas_and_reuse(name, params, leaves):
             assert game.legal_mask(states[b])[actions[b]]
             game.play(states[b], int(actions[b]))
             search.advance(b, int(actions[b]))
-            np.testing.assert_array_equal(search.root_states[b], states[b])
-            reused += search.nodes[b, search.trees[b, 0], VISITS] > 0
+            np.testing.assert_array_equal(search.tree.root_states[b], states[b])
+            reused += search.tree.nodes[b, search.tree.trees[b, 0], VISITS] > 0
     assert all(game.status(s) != ONGOING for s in states)
     assert reused > 0
 
@@ -375,12 +375,12 @@ def test_per_tree_budgets_and_noise_mask():
         search.set_root(b, game.new_state())
     search.run(hashed_evaluator, add_noise=np.array([True, False, False]),
                simulations=np.array([50, 7, 1]))
-    np.testing.assert_array_equal(search.nodes[:, 0, VISITS], [50, 7, 1])
+    np.testing.assert_array_equal(search.tree.nodes[:, 0, VISITS], [50, 7, 1])
     clean = BatchedSearch(game, 1, 50)
     clean.set_root(0, game.new_state())
     clean.run(hashed_evaluator, simulations=np.array([7]))
     np.testing.assert_array_equal(search.visit_counts()[1], clean.visit_counts()[0])
-    root_priors = search.edge_prior[:, :4]  # the four opening moves
+    root_priors = search.tree.edge_prior[:, :4]  # the four opening moves
     assert not np.allclose(root_priors[0], root_priors[1])
     np.testing.assert_allclose(root_priors[1], root_priors[2])
     with pytest.raises(ValueError, match="from 1 to 50"):

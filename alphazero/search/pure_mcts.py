@@ -6,20 +6,14 @@ untried action, plays one random game to the end from there and backs the result
 most visited root action is played. Many independent searches (one per concurrent game) run
 in one call, so evaluation matches against many games at once pay Python once per move.
 
-Storage per search tree, flat arrays indexed with constant strides (stored numbers are
-masked non-negative, which removes Numba's negative-index wraparound):
-- node records, 8 int32 each (half a cache line). An edge is the child node it leads to:
-  the first time a node is selected it gets one record per legal action, its children, in
-  consecutive rows [EDGE_START, EDGE_START + NUM_EDGES), the TRIED ones first (an untried
-  action is swapped to the front as it is expanded). A record holds the action that leads to
-  it, its visits, its reward sum from the view of the side that chose it (multiples of 1/2,
-  exact in float32 up to 2**23 visits), and the node's own status and side to move.
-- terms, 2 float32 per node: its UCB1 score's mean reward and 1/sqrt(visits), refreshed at
-  backup from tables of 1/n and 1/sqrt(n). Selection reads one contiguous block per node with
-  no division, square root or view flip, and the child it picks is a row number.
-- saved positions of nodes at depth <= SAVE_DEPTH (at most SAVE_BYTES of them): an iteration
-  plays no move until it leaves the saved nodes, then restores the deepest saved position on
-  its path and plays the moves below it as it selects them.
+Storage per search tree (`Arena`, field by field): flat arrays indexed with constant strides
+(stored numbers are masked non-negative, which removes Numba's negative-index wraparound).
+An edge is the child node it leads to, and a node's children are consecutive rows. Each node
+keeps its UCB1 terms, refreshed at backup from tables (`Tables`), so selection reads one
+contiguous block per node with no division, square root or view flip, and the child it picks
+is a row number. Positions of nodes near the root are saved: an iteration plays no move until
+it leaves the saved nodes, then restores the deepest saved position on its path and plays
+the moves below it as it selects them.
 Selection compares integer keys (a non-negative float32 score orders as its bits, above the
 complement of the child's offset): one compare and move per child, and the first of equal
 scores wins as in a left-to-right pass. Visit counts and values equal those of the previous
@@ -44,6 +38,8 @@ records, inlining the game's play, fused multiply-adds (1.01x, and they change r
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -62,6 +58,49 @@ SAVE_BYTES = 1 << 16
 VECTOR_CHILDREN = 16  # above this many children the argmax runs vectorized
 
 
+class Tables(NamedTuple):
+    """The UCB1 terms by visit count n, from 0 to the iterations (n = 0 is read as 1), the
+    last two rounded as the division and float32 square root they replace were.
+
+    scale_by_visits  float32 [iterations + 1]: C * sqrt(2 ln n), a parent's exploration factor
+    inverse          float64 [iterations + 1]: 1 / n
+    inverse_sqrt     float32 [iterations + 1]: 1 / sqrt(n)
+    """
+    scale_by_visits: np.ndarray
+    inverse: np.ndarray
+    inverse_sqrt: np.ndarray
+
+
+class Arena(NamedTuple):
+    """One search tree's storage, reused by every search; R node records (the root, and one
+    child per legal action for each node opened: at most one an iteration).
+
+    nodes    int32 [R * NODE_FIELDS]: node records of 8 int32 (half a cache line): EDGE_START
+             (its first child's row; -1 until first selected, when it gets one child per
+             legal action), NUM_EDGES, TRIED (its first TRIED children are expanded: an untried
+             action is swapped to the front as it is expanded), TO_PLAY (the side to move in
+             the lowest bit, the number of its saved position above it; 0: none), STATUS
+             (the game's status code), VISITS, REWARD (float32 bits: the reward sum from the
+             view of the side that chose the node, multiples of 1/2, exact up to 2**23
+             visits), ACTION (the action that leads to it)
+    rewards  float32 [R * NODE_FIELDS]: the same memory as `nodes`, read at REWARD
+    terms    float32 [2 * R]: per node its UCB1 mean reward and 1 / sqrt(visits)
+    path     int32 [2 * (iterations + 1)]: an iteration's path, per level the child taken and
+             the side that took it (a tree of n nodes is less than n deep)
+    state    game.state_dtype [state_size]: the position an iteration plays on
+    mask     bool [num_actions]: a node's legal actions as it is opened
+    saved    game.state_dtype [slots * state_size]: the saved positions of nodes at depth
+             <= SAVE_DEPTH, in slots of state_size (slot 0 unused; at most SAVE_BYTES)
+    """
+    nodes: np.ndarray
+    rewards: np.ndarray
+    terms: np.ndarray
+    path: np.ndarray
+    state: np.ndarray
+    mask: np.ndarray
+    saved: np.ndarray
+
+
 @intrinsic
 def _float_bits(typingctx, value):
     """The bits of a float32 as an int32 (a register move, no memory round trip)."""
@@ -77,10 +116,12 @@ def _row(value):
     return value & 0x7FFFFFFF
 
 
-def search_one(root_state, iterations, scale_by_visits, inverse, inverse_sqrt, rng, nodes,
-               rewards, terms, path, state, mask, saved, visits_out):
-    """Run `iterations` UCT iterations from root_state; write the root's visit counts by
-    action into visits_out and return the root's mean reward for its side to move."""
+def search_one(root_state, iterations, tables, arena, rng, visits_out):
+    """Run `iterations` UCT iterations from root_state (`rng` a games.core.rng state); write
+    the root's visit counts by action into visits_out and return the root's mean reward for
+    its side to move."""
+    scale_by_visits, inverse, inverse_sqrt = tables
+    nodes, rewards, terms, path, state, mask, saved = arena
     for f in range(NODE_FIELDS):
         nodes[f] = 0
     nodes[EDGE_START] = -1
@@ -222,13 +263,13 @@ def search_one(root_state, iterations, scale_by_visits, inverse, inverse_sqrt, r
     return reward / max(iterations, 1)
 
 
-def search_many(root_states, active, iterations, scale_by_visits, inverse, inverse_sqrt, rng,
-                nodes, rewards, terms, path, state, mask, saved, visits_out, values_out):
+def search_many(root_states, active, iterations, tables, arena, rng, visits_out, values_out):
+    """search_one from each active row of root_states, into the rows of visits_out and
+    values_out."""
     for b in range(root_states.shape[0]):
         if active[b]:
-            values_out[b] = search_one(root_states[b], iterations, scale_by_visits, inverse,
-                                       inverse_sqrt, rng, nodes, rewards, terms, path, state,
-                                       mask, saved, visits_out[b])
+            values_out[b] = search_one(root_states[b], iterations, tables, arena, rng,
+                                       visits_out[b])
 
 
 _TEMPLATES = [search_one, search_many]
@@ -250,22 +291,21 @@ class PureMCTS:
         self.seed = seed
         self.reseed()
         capacity = self.iterations + 1
-        # The root, and one child per legal action for each node opened (at most one an
-        # iteration).
+        # The kernels' Arena, kept here in rows (nodes [R, NODE_FIELDS], edge_terms [R, 2],
+        # saved [slots, state_size]) for the tests to read.
         self.nodes = np.zeros((1 + capacity * game.num_actions, NODE_FIELDS), dtype=np.int32)
-        self.edge_terms = np.zeros((len(self.nodes), 2), dtype=np.float32)  # mean, 1/sqrt(visits)
-        self.path = np.zeros(2 * capacity, dtype=np.int32)  # a tree of n nodes is < n deep
-        # C * sqrt(2 ln N), 1/n and 1/sqrt(n) for every visit count a search can reach, the
-        # last two rounded as the division and float32 square root they replace were (the
-        # search's results are those of that arithmetic).
-        visits = np.maximum(np.arange(capacity + 1, dtype=np.float64), 1)
-        self.scale_by_visits = (self.exploration * np.sqrt(2.0 * np.log(visits))).astype(np.float32)
-        self.inverse = 1.0 / visits
-        self.inverse_sqrt = (1.0 / np.sqrt(visits.astype(np.float32)).astype(np.float64)).astype(np.float32)
+        self.edge_terms = np.zeros((len(self.nodes), 2), dtype=np.float32)
+        self.path = np.zeros(2 * capacity, dtype=np.int32)
         self.state = np.zeros(game.state_size, dtype=game.state_dtype)
         self.mask = np.zeros(game.num_actions, dtype=np.bool_)
         slots = max(2, min(capacity, SAVE_BYTES // self.state.nbytes))  # slot 0 is unused
         self.saved = np.zeros((slots, game.state_size), dtype=game.state_dtype)
+        # (the search's results are those of the arithmetic the tables replace)
+        visits = np.maximum(np.arange(capacity + 1, dtype=np.float64), 1)
+        self.tables = Tables(
+            scale_by_visits=(self.exploration * np.sqrt(2.0 * np.log(visits))).astype(np.float32),
+            inverse=1.0 / visits,
+            inverse_sqrt=(1.0 / np.sqrt(visits.astype(np.float32)).astype(np.float64)).astype(np.float32))
 
     # Inspection views (tests): an edge is the node it leads to.
     @property
@@ -293,10 +333,10 @@ class PureMCTS:
         visits = np.zeros((len(states), self.game.num_actions), dtype=np.int64)
         values = np.full(len(states), 0.5)
         nodes = self.nodes.reshape(-1)
-        self.kernels.search_many(states, active, self.iterations, self.scale_by_visits,
-                                 self.inverse, self.inverse_sqrt, self.rng_state, nodes,
-                                 nodes.view(np.float32), self.edge_terms.reshape(-1), self.path,
-                                 self.state, self.mask, self.saved.reshape(-1), visits, values)
+        arena = Arena(nodes, nodes.view(np.float32), self.edge_terms.reshape(-1), self.path,
+                      self.state, self.mask, self.saved.reshape(-1))
+        self.kernels.search_many(states, active, self.iterations, self.tables, arena,
+                                 self.rng_state, visits, values)
         return visits, values
 
     def best_actions(self, states: np.ndarray) -> np.ndarray:
