@@ -7,18 +7,20 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from alphazero.nn import checkpoint, threads
-from alphazero.config.settings import ConfigError, build_game, validate
+from alphazero.config import threads
+from alphazero.nn import checkpoint
+from alphazero.config.errors import ConfigError
+from alphazero.config.settings import build_game, search_config, validate
 from alphazero.config.paths import CONF_DIR, PRETRAINED_DIR
-from alphazero.agent.players import default_checkpoint, make_player
+from alphazero.agent.build import build_agent, default_checkpoint
 from games import make_game
-from tests.test_engine import make_engine, ok, refused
-from tests.test_play import ROOT, compose_config
+
+from helpers import ROOT
 
 SHIPPED = sorted(path.stem for path in PRETRAINED_DIR.glob("*.pt"))
 # run-specific keys of a saved config, and keys that only exist on one side: options added
 # after a network was trained, or removed after it (at their off value when it was trained).
-# eval.interval is the gate's, which only measures: recipe runs for issue 34 ran without it.
+# eval.interval is the gate's, which only measures: some recipe runs ran without it.
 RUN_KEYS = {"run_name", "seed", "threads", "train.resume", "train.checkpoint_dir",
             "train.max_minutes", "eval.interval"}
 
@@ -34,7 +36,7 @@ def flat(tree: dict, prefix: str = "") -> dict:
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_each_games_defaults_are_the_configuration_behind_its_shipped_network(name):
+def test_each_games_defaults_are_the_configuration_behind_its_shipped_network(name, compose_config):
     """`python -m alphazero.train game=NAME` composes what trained checkpoints/pretrained/NAME.pt."""
     saved = flat(checkpoint.load(PRETRAINED_DIR / f"{name}.pt")["config"])
     composed = flat(OmegaConf.to_container(compose_config("config", f"game={name}"), resolve=True))
@@ -50,25 +52,24 @@ def test_each_games_defaults_are_the_configuration_behind_its_shipped_network(na
 
 
 @pytest.mark.parametrize("command", ["play", "engine", "evaluate", "curve"])
-def test_playing_and_measuring_search_with_the_games_playing_budget(command):
+def test_playing_and_measuring_search_with_the_games_playing_budget(command, compose_config):
     for game in ("connect6", "connect4", "connect4_classic", "othello"):
         cfg = compose_config(command, f"game={game}")
         assert cfg.mcts.simulations == cfg.game.play_simulations >= 800
-        assert cfg.mcts.rollout_share == (0.25 if game in ("othello", "connect4") else 0.0)
     assert compose_config(command, "game=othello", "mcts.simulations=200").mcts.simulations == 200
-    assert compose_config(command, "game=othello", "mcts.rollout_share=0").mcts.rollout_share == 0
 
 
 @pytest.mark.parametrize("game", ["othello", "connect4"])
-def test_the_agent_searches_with_random_playouts_and_self_play_without(game):
+def test_the_agent_searches_with_random_playouts_and_self_play_without(game, compose_config):
     """The Othello and course Connect-4 agents users play mix one random playout into each
     leaf (0.25); training's own search, which makes the recipe's targets, does not."""
     cfg = compose_config("play", f"game={game}")
-    assert make_player(build_game(cfg), cfg, "az", None).search_config.rollout_share == 0.25
-    assert compose_config("config", f"game={game}").mcts.rollout_share == 0.0
+    assert build_agent(build_game(cfg), cfg, "az").search_config.rollout_share == 0.25
+    training = compose_config("config", f"game={game}")
+    assert search_config(training).rollout_share == 0.0
 
 
-def test_training_keeps_the_recipes_self_play_budget():
+def test_training_keeps_the_recipes_self_play_budget(compose_config):
     cfg = compose_config("config", "game=othello")
     assert cfg.mcts.simulations == 100 and cfg.game.play_simulations == 1600
 
@@ -81,16 +82,14 @@ def test_training_keeps_the_recipes_self_play_budget():
     (["eval.gate=bogus"], "eval.gate"),
     (["pool.kind=ray"], "pool=ray"),
     (["train.optimizer=rmsprop"], "train.optimizer"),
-    (["mcts.score_utility=1"], "mcts.score_utility"),
-    (["mcts.rollout_share=1.5"], "mcts.rollout_share"),
     (["model.sizes.global_pool=yes"], "model.sizes.global_pool"),
 ])
-def test_bad_settings_are_refused_before_any_work(overrides, words):
+def test_bad_settings_are_refused_before_any_work(overrides, words, compose_config):
     with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
         validate(compose_config("play", *overrides))
 
 
-def test_the_pool_is_a_config_group():
+def test_the_pool_is_a_config_group(compose_config):
     cfg = compose_config("config", "pool=ray")
     assert cfg.pool.kind == "ray" and cfg.pool.num_cpus == 1
     validate(cfg)
@@ -100,7 +99,7 @@ COURSE_BOARD = ["game=connect4", "game.params.rows=9", "game.params.cols=10",
                 "game.params.forbidden=[4,4]"]
 
 
-def test_the_course_network_plays_any_course_board():
+def test_the_course_network_plays_any_course_board(compose_config):
     course = PRETRAINED_DIR / "connect4.pt"
     for params in ({"rows": 9, "cols": 10, "forbidden": [4, 4]}, {"rows": 12, "cols": 9, "forbidden": None},
                    {"rows": [10, 11], "cols": 12, "forbidden": "random"}):
@@ -111,11 +110,11 @@ def test_the_course_network_plays_any_course_board():
     cfg = compose_config("play", *COURSE_BOARD, "mcts.simulations=16", "device=cpu")
     game = build_game(cfg)
     state = game.new_state()
-    action = int(make_player(game, cfg, "az").best_actions(state[None])[0])
+    action = int(build_agent(game, cfg, "az").best_actions(state[None])[0])
     assert action in game.legal_list(state)
 
 
-def test_the_engine_plays_a_course_board_set_by_set_game_and_refuses_one_outside_the_range():
+def test_the_engine_plays_a_course_board_set_by_set_game_and_refuses_one_outside_the_range(make_engine, ok, refused):
     engine = make_engine("game=connect4", "mcts.simulations=16", "device=cpu")
     ok(engine, "set_game rows=9 cols=10 forbidden=[4,4]")
     assert "#" in ok(engine, "showboard")
@@ -147,22 +146,25 @@ def test_an_unknown_group_choice_is_one_sentence_and_exit_2():
                              + ".\n")
 
 
-def test_set_game_takes_the_new_games_rules_for_its_agent():
-    """Each game's own exact help, never the first game's: a Connect6 rule on an Othello
+def test_set_game_takes_the_new_games_advisors_for_its_agent(make_engine, ok):
+    """Each game's own advisors, never the first game's: a Connect6 rule on an Othello
     board, or a classic Connect-4 solver on a course board, cannot play them."""
+    def advisors(engine):
+        return {advisor.name: advisor.setting_value for advisor in engine.player.advisors}
+
     engine = make_engine("game=connect6", "mcts.simulations=4", "device=cpu")
-    assert engine.player.move_rule.name == "forced_cells" and engine.player.endgame is None
+    assert advisors(engine) == {"forced_cells": True}
     ok(engine, "set_game othello")
-    assert engine.player.move_rule is None and engine.player.endgame.empties == 14
+    assert advisors(engine) == {"exact_endgame": 14, "leaf_rollouts": 0.25}
     ok(engine, "set_game connect4 rows=6 cols=7 forbidden=null")
-    assert engine.player.move_rule.name == "proven_outcomes" and engine.player.endgame is None
+    assert advisors(engine) == {"proven_outcomes": 4_000_000}
     assert int(ok(engine, "genmove b")) in range(1, 8)
     ok(engine, "set_game rows=9 cols=10 forbidden=[4,4]")  # the course network, no solver
-    assert engine.player.move_rule is None
+    assert advisors(engine) == {"leaf_rollouts": 0.25}
     assert int(ok(engine, "genmove b")) in range(1, 11)
 
 
-def test_set_game_takes_the_new_games_playing_budget_unless_one_was_given():
+def test_set_game_takes_the_new_games_playing_budget_unless_one_was_given(compose_config, make_engine, ok):
     engine = make_engine("game=connect4_classic", "device=cpu")
     assert engine.player.simulations == 800
     ok(engine, "set_game rows=9 cols=10 forbidden=[4,4]")

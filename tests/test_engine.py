@@ -4,39 +4,19 @@ import sys
 
 import pytest
 
-from alphazero.engine import GtpEngine
 from games import make_game
-from tests.test_play import PURE, ROOT, compose_config, forced_pass_moves, tiny_checkpoint
+
+from helpers import PURE, ROOT
 
 REQUIRED_COMMANDS = ["protocol_version", "name", "version", "known_command", "list_commands",
                      "quit", "boardsize", "clear_board", "komi", "play", "genmove"]
-
-
-def make_engine(*overrides):
-    return GtpEngine(compose_config("engine", *overrides))
-
-
-def ok(engine, line) -> str:
-    """The answer text of a command that must succeed."""
-    response = engine.handle(line)
-    assert response.startswith("=") and response.endswith("\n\n"), (line, response)
-    return response[1:].strip()
-
-
-def refused(engine, line) -> str:
-    """The reason of a command that must be refused, checking the board did not change."""
-    board = engine.handle("showboard")
-    response = engine.handle(line)
-    assert response.startswith("?") and response.endswith("\n\n"), (line, response)
-    assert engine.handle("showboard") == board
-    return response[1:].strip()
 
 
 def colour_to_move(engine) -> str:
     return "bw"[engine.game.to_move(engine.state)]
 
 
-def test_protocol_commands_and_ids():
+def test_protocol_commands_and_ids(make_engine, ok):
     engine = make_engine("game=connect4_classic", *PURE)
     assert engine.handle("12 protocol_version") == "=12 2\n\n"
     assert engine.handle("name") == "= alphazero-boardgames\n\n"
@@ -50,7 +30,7 @@ def test_protocol_commands_and_ids():
     assert engine.handle("3 quit") == "=3\n\n" and engine.stopped
 
 
-def test_connect4_session():
+def test_connect4_session(make_engine, ok, refused):
     engine = make_engine("game=connect4_classic", *PURE)
     assert "set_game rows=R cols=C" in refused(engine, "boardsize 9")
     ok(engine, "set_game rows=9 cols=10 forbidden=[4,4]")
@@ -76,7 +56,7 @@ def test_connect4_session():
     assert refused(engine, "undo") == "there is no move to undo."
 
 
-def test_connect6_pairs_and_board_sizes():
+def test_connect6_pairs_and_board_sizes(make_engine, ok, refused):
     engine = make_engine("game=connect6", *PURE)
     assert "6 to 19" in refused(engine, "boardsize 25")
     ok(engine, "boardsize 6")
@@ -98,7 +78,7 @@ def test_connect6_pairs_and_board_sizes():
     assert refused(engine, "genmove b") == "game is over."
 
 
-def test_othello_pass_score_and_rules():
+def test_othello_pass_score_and_rules(forced_pass_moves, make_engine, ok, refused):
     engine = make_engine("game=othello", *PURE)
     assert "8x8 board only" in refused(engine, "boardsize 10")
     ok(engine, "boardsize 8")
@@ -121,12 +101,12 @@ def test_othello_pass_score_and_rules():
 
 
 @pytest.mark.parametrize("line", ["", "   ", "# a comment"])
-def test_empty_lines_get_no_answer(line):
+def test_empty_lines_get_no_answer(line, make_engine):
     engine = make_engine("game=connect4_classic", *PURE)
     assert engine.handle(line) is None
 
 
-def test_garbage_is_refused_and_changes_nothing():
+def test_garbage_is_refused_and_changes_nothing(make_engine, ok, refused):
     engine = make_engine("game=connect4_classic", *PURE)
     ok(engine, "play b 4")
     noise = bytes([0, 255, 7, 200, 65, 10, 13, 9, 128]).decode("utf-8", errors="replace")
@@ -138,7 +118,7 @@ def test_garbage_is_refused_and_changes_nothing():
     assert ok(engine, "name") == "alphazero-boardgames"
 
 
-def test_an_internal_error_is_reported_and_the_engine_goes_on(monkeypatch):
+def test_an_internal_error_is_reported_and_the_engine_goes_on(monkeypatch, make_engine, ok, refused):
     engine = make_engine("game=connect4_classic", *PURE)
 
     def broken(states):
@@ -149,7 +129,7 @@ def test_an_internal_error_is_reported_and_the_engine_goes_on(monkeypatch):
     ok(engine, "genmove b")
 
 
-def test_az_player_and_a_checkpoint_for_another_board(tmp_path):
+def test_az_player_and_a_checkpoint_for_another_board(tmp_path, make_engine, ok, refused, tiny_checkpoint):
     path = tiny_checkpoint(tmp_path / "latest.pt", make_game("connect4", rows=6, cols=7))
     engine = make_engine("game=connect4_classic", "player=az", f"checkpoint={path}",
                          "mcts.simulations=8")
@@ -181,3 +161,21 @@ def test_the_engine_command_switches_games_at_their_playing_budgets():
     assert answers[0].startswith("? no shipped network plays gomoku with size=12")
     assert answers[1] == "=" and answers[2][2:] in [str(c) for c in range(1, 11)]
     assert answers[3:] == ["=", ""]
+
+
+def advisor_names(engine) -> list[str]:
+    return [advisor.name for advisor in engine.player.advisors]
+
+
+def test_the_search_alone_holds_through_every_game_and_board_change(make_engine, ok):
+    """`search_alone=true` measures the network's search alone: no set_game, board change or
+    game change brings back the advisors the games' configs name."""
+    engine = make_engine("game=othello", "search_alone=true", "mcts.simulations=8", "device=cpu")
+    assert advisor_names(engine) == [] and engine.player.search_config.rollout_share == 0.0
+    for line in ("set_game rules=course", "set_game connect6",
+                 "boardsize 10", "set_game connect4 rows=6 cols=7 forbidden=null",
+                 "set_game othello rules=course"):
+        ok(engine, line)
+        assert advisor_names(engine) == [], line
+        assert engine.player.search_config.rollout_share == 0.0, line
+

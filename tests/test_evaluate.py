@@ -9,12 +9,14 @@ import pytest
 from omegaconf import OmegaConf
 
 from alphazero.nn import checkpoint
-from alphazero.config.settings import ConfigError
+from alphazero.config.errors import ConfigError
 from alphazero.evaluate.match import (Gate, MatchResult, format_row, ladder, match_openings, play_match,
                                 result_row)
 from alphazero.nn.network import build_model
-from alphazero.agent.players import AlphaZeroPlayer, PureMCTSPlayer
+from alphazero.agent.agent import NetworkAgent, PureMCTSAgent
 from games import make_game
+
+from helpers import search_settings, uniform_network
 
 ROOT = Path(__file__).resolve().parents[1]
 GATE = {"gate": "pure", "games": 4, "start_level": 1, "level_step": 5, "threshold": 0.55,
@@ -36,7 +38,7 @@ class FirstLegalPlayer:
 
 def test_match_counts_from_the_players_view_with_colours_alternating():
     game = make_game("connect4", rows=6, cols=7)
-    strong, weak = PureMCTSPlayer(game, 1500, seed=1), FirstLegalPlayer(game)
+    strong, weak = PureMCTSAgent(game, 1500, seed=1), FirstLegalPlayer(game)
     result = play_match(game, strong, weak, 4, seed=0)
     assert (result.wins, result.draws, result.losses) == (4, 0, 0)
     reverse = play_match(game, weak, strong, 4, seed=0)
@@ -55,15 +57,9 @@ def test_results_are_split_by_the_colour_the_player_had():
     assert format_row(row).endswith("3-0-0      0-0-3")
 
 
-def uniform_network(planes, legal):
-    """Equal priors over the legal moves and a value of 0: every search is full of ties."""
-    priors = legal / legal.sum(axis=1, keepdims=True)
-    return priors.astype(np.float32), np.zeros(len(legal), dtype=np.float32)
-
-
 @pytest.mark.parametrize("make_player", [
-    lambda game: AlphaZeroPlayer(game, uniform_network, simulations=8, seed=5),
-    lambda game: PureMCTSPlayer(game, 3, seed=5),
+    lambda game: NetworkAgent(game, uniform_network, 8, search_settings(), seed=5),
+    lambda game: PureMCTSAgent(game, 3, seed=5),
 ])
 def test_reset_restarts_a_players_random_choices_from_its_seed(make_player):
     game = make_game("connect4", rows=6, cols=7)
@@ -77,7 +73,7 @@ def test_reset_restarts_a_players_random_choices_from_its_seed(make_player):
 
 def test_a_ladder_row_is_the_result_of_that_level_played_alone():
     game = make_game("connect4", rows=6, cols=7)
-    player = AlphaZeroPlayer(game, uniform_network, simulations=8, seed=5)
+    player = NetworkAgent(game, uniform_network, 8, search_settings(), seed=5)
     alone = ladder(game, player, [30], games=16, seed=1)
     after_another = ladder(game, player, [10, 30], games=16, seed=1)[1]
     assert after_another == alone[0]
@@ -104,7 +100,7 @@ def test_openings_that_end_the_game_are_refused():
 def test_a_clean_sweep_raises_the_level_and_promotes():
     game = make_game("connect4", rows=6, cols=7)
     gate = Gate(game, OmegaConf.create(GATE))
-    result, promoted = gate.evaluate(PureMCTSPlayer(game, 1500, seed=2))
+    result, promoted = gate.evaluate(PureMCTSAgent(game, 1500, seed=2))
     assert result.wins == 4 and promoted
     assert gate.level == 1 + 5
 
@@ -127,7 +123,7 @@ def test_a_better_rate_at_the_same_level_promotes_without_raising():
 def test_previous_gate_needs_the_threshold():
     game = make_game("connect4", rows=6, cols=7)
     gate = Gate(game, OmegaConf.create(GATE | {"gate": "previous"}))
-    strong, weak = PureMCTSPlayer(game, 1500, seed=3), FirstLegalPlayer(game)
+    strong, weak = PureMCTSAgent(game, 1500, seed=3), FirstLegalPlayer(game)
     assert gate.evaluate(strong, weak)[1]
     assert not gate.evaluate(weak, strong)[1]
 
@@ -155,9 +151,7 @@ def test_ladder_command_writes_table_and_json(tmp_path):
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "run" / "ladder.json").read_text())
     assert report["opening_plies"] == 2 and report["precision"] == "float32"
-    assert report["endgame_solver_empties"] == 0 and report["move_rule"] == "proven_outcomes"
-    assert report["solver_nodes"] == 4_000_000 and report["seed"] == 0
-    assert report["solver_per_column"] is False
+    assert report["advisors"] == {"proven_outcomes": 4_000_000} and report["seed"] == 0
     ladder = [row for row in report["rows"] if "level" in row]
     solved = [row for row in report["rows"] if "solver" in row]
     assert [row["level"] for row in ladder] == [2, 50]

@@ -10,7 +10,10 @@ import onnxruntime
 
 from alphazero.nn import checkpoint
 from alphazero.export import export_onnx
-from alphazero.agent.players import PRETRAINED_DIR, load_network
+import torch
+
+from alphazero.config.paths import PRETRAINED_DIR
+from alphazero.nn.network import checkpoint_inference
 from games import ONGOING, make_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +43,7 @@ def test_onnx_priors_and_values_match_torch(tmp_path):
     assert int(meta["num_actions"]) == game.num_actions and int(meta["planes"]) == game.planes
     assert [i.name for i in model.graph.input] == ["planes", "legal"]
     assert [o.name for o in model.graph.output] == ["log_policy", "value"]
-    network = load_network(saved, game, "cpu", "float32")
+    network = checkpoint_inference(saved, game, torch.device("cpu"), "float32")
     session = onnxruntime.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
     for batch in (1, 7):  # one exported model, any batch size

@@ -1,63 +1,23 @@
 """Playing against the agent in a terminal: the I/O loop driven directly and through stdin."""
-import io
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
-from hydra import compose, initialize_config_dir
 
 from alphazero.nn import checkpoint
 from alphazero.config.settings import build_game
-from alphazero.nn.network import build_model
-from alphazero.play import make_agent, play_match
-from alphazero.agent.players import make_player
+from alphazero.play import make_agent
+from alphazero.agent.build import build_agent
 from games import ONGOING, make_game
 
+from helpers import PURE
+
 ROOT = Path(__file__).resolve().parents[1]
-PURE = ["player=pure", "pure.playouts=50"]
-TINY_SIZES = {"channels": [4, 4], "policy_channels": 2, "value_channels": 1, "value_hidden": 8}
 
 
-def compose_config(name: str, *overrides: str):
-    with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
-        return compose(config_name=name, overrides=list(overrides))
-
-
-def tiny_checkpoint(path: Path, game) -> Path:
-    """An untrained network saved with the keys alphazero.train.loop writes to latest.pt."""
-    torch.manual_seed(0)
-    model = build_model("cnn", game, **TINY_SIZES)
-    checkpoint.save_atomic({"game": game.name, "game_params": game.params(), "model_kind": "cnn",
-                            "model_sizes": TINY_SIZES, "model": model.state_dict()}, path)
-    return path
-
-
-def forced_pass_moves(game) -> list[str]:
-    """Moves (in notation) of a random game that reaches a position where the mover must pass."""
-    for seed in range(100):
-        rng, state, moves = np.random.default_rng(seed), game.new_state(), []
-        while game.status(state) == ONGOING:
-            legal = game.legal_list(state)
-            if [game.format_move(state, a) for a in legal] == ["pass"]:
-                return moves
-            action = int(rng.choice(legal))
-            moves.append(game.format_move(state, action))
-            game.play(state, action)
-    raise AssertionError("no random game reached a forced pass")
-
-
-def play_script(cfg, lines: str, seat: int = 0, state=None):
-    game = build_game(cfg)
-    state = game.new_state(np.random.default_rng(0)) if state is None else state
-    out = io.StringIO()
-    result = play_match(game, make_agent(game, cfg), state, seat, io.StringIO(lines), out)
-    return result, out.getvalue(), state
-
-
-def test_refused_moves_leave_the_game_unchanged_and_ask_again():
+def test_refused_moves_leave_the_game_unchanged_and_ask_again(compose_config, play_script):
     cfg = compose_config("play", "game=connect4_classic", *PURE)
     result, text, state = play_script(cfg, "abc\n9\n\n4\n")
     assert result is None and text.endswith("Game abandoned.\n")
@@ -69,7 +29,7 @@ def test_refused_moves_leave_the_game_unchanged_and_ask_again():
     assert build_game(cfg).kernels["ply"](state) == 2
 
 
-def test_a_scripted_game_is_played_to_its_result():
+def test_a_scripted_game_is_played_to_its_result(compose_config, play_script):
     cfg = compose_config("play", "game=connect4_classic", *PURE)
     # Cycle through the columns until the game ends; full columns are refused on the way.
     result, text, state = play_script(cfg, "1\n2\n3\n4\n5\n6\n7\n" * 30)
@@ -78,13 +38,13 @@ def test_a_scripted_game_is_played_to_its_result():
                                               "Result: draw.")
 
 
-def test_human_second_lets_the_agent_open():
+def test_human_second_lets_the_agent_open(compose_config, play_script):
     cfg = compose_config("play", "game=connect4_classic", *PURE)
     _, text, _ = play_script(cfg, "quit\n", seat=1)
     assert text.splitlines()[1].startswith("agent plays ")
 
 
-def test_connect6_turn_is_two_prompts_and_two_agent_stones():
+def test_connect6_turn_is_two_prompts_and_two_agent_stones(compose_config, play_script):
     cfg = compose_config("play", "game=connect6", "game.params.size=6", *PURE)
     _, text, _ = play_script(cfg, "A1\nA1\nB1\nC1\n")
     assert "refused: A1 is already occupied." in text
@@ -96,7 +56,7 @@ def test_connect6_turn_is_two_prompts_and_two_agent_stones():
     assert "stone 1 of 2" in text and "stone 2 of 2" in text
 
 
-def test_othello_forced_pass_is_announced_and_accepted():
+def test_othello_forced_pass_is_announced_and_accepted(compose_config, forced_pass_moves, play_script):
     cfg = compose_config("play", "game=othello", *PURE)
     game = build_game(cfg)
     state = game.play_moves(game.new_state(), forced_pass_moves(game))
@@ -110,7 +70,7 @@ def test_othello_forced_pass_is_announced_and_accepted():
     assert text.split("your move>")[2].startswith(" agent plays ")
 
 
-def test_az_player_from_a_checkpoint(tmp_path):
+def test_az_player_from_a_checkpoint(tmp_path, compose_config, play_script, tiny_checkpoint):
     cfg = compose_config("play", "game=connect4_classic", "mcts.simulations=8")
     cfg.checkpoint = str(tiny_checkpoint(tmp_path / "latest.pt", build_game(cfg)))
     _, text, _ = play_script(cfg, "4\n")
@@ -142,13 +102,11 @@ def test_setup_errors_are_one_line_and_exit_2(overrides, words):
     assert result.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("key, trained, given, default", [("discount", 0.95, 0.8, 1.0),
-                                                         ("score_utility", 0.2, 0.1, 0.0)])
+@pytest.mark.parametrize("key, trained, given, default", [("discount", 0.95, 0.8, 1.0)])
 def test_agent_searches_with_the_value_settings_its_network_was_trained_with(
-        tmp_path, key, trained, given, default):
-    """mcts.discount and mcts.score_utility null take the checkpoint's training value (off
-    when it has none), so a network's values mean what its search expects; an explicit
-    setting still wins."""
+        tmp_path, key, trained, given, default, compose_config, tiny_checkpoint):
+    """mcts.discount null takes the checkpoint's training value (off when it has none), so a
+    network's values mean what its search expects; an explicit setting still wins."""
     game = make_game("connect4", rows=6, cols=7)
     plain = tiny_checkpoint(tmp_path / "plain.pt", game)
     trained_with = checkpoint.load(plain) | {"config": {"mcts": {key: trained}}}
@@ -160,23 +118,23 @@ def test_agent_searches_with_the_value_settings_its_network_was_trained_with(
 
 
 @pytest.mark.parametrize("command", ["config", "evaluate", "curve", "play", "engine"])
-def test_every_command_runs_the_network_in_float32_unless_told(tmp_path, command):
+def test_every_command_runs_the_network_in_float32_unless_told(tmp_path, command, compose_config, tiny_checkpoint):
     """Self-play in bfloat16 trained weaker Connect6 networks (docs/experiments.md) and moved
     measured results, so float32 is the one default everywhere, whatever the CPU."""
     cfg = compose_config(command, "game=connect4_classic", "device=cpu")
     assert cfg.selfplay.precision == "float32"
     path = tiny_checkpoint(tmp_path / "latest.pt", build_game(cfg))
-    assert make_player(build_game(cfg), cfg, "az", path).inference.precision == "float32"
+    assert build_agent(build_game(cfg), cfg, "az", path).inference.precision == "float32"
     assert compose_config(command, "selfplay.precision=bfloat16").selfplay.precision == "bfloat16"
 
 
 @pytest.mark.parametrize("game_name", ["connect6", "connect4", "connect4_classic", "othello"])
-def test_shipped_network_is_the_default_and_plays_a_legal_move(game_name):
+def test_shipped_network_is_the_default_and_plays_a_legal_move(game_name, compose_config):
     # The shipped files carry their own network sizes (e.g. batch-norm heads): replacing one
     # must keep it loadable by play, engine and evaluate without a checkpoint= argument.
     cfg = compose_config("play", f"game={game_name}", "mcts.simulations=16", "device=cpu")
     game = build_game(cfg)
-    player = make_player(game, cfg, "az")
+    player = build_agent(game, cfg, "az")
     state = game.new_state(np.random.default_rng(0))
     action = int(player.best_actions(state[None])[0])
     assert game.legal_mask(state)[action]

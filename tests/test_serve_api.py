@@ -12,12 +12,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from alphazero.search.puct import BatchedSearch
-from alphazero.agent.players import PRETRAINED_DIR
+from alphazero.config.paths import PRETRAINED_DIR
 from alphazero.serve.__main__ import listen, load_config
 from alphazero.serve.app import create_app
 from alphazero.serve.board_view import board_view
 from alphazero.serve.catalog import CatalogError, resolve_checkpoint
-from alphazero.config.settings import ConfigError
+from alphazero.config.errors import ConfigError
 from games import ONGOING, game_names, make_game
 
 ROOT = Path(__file__).resolve().parents[1]
