@@ -12,9 +12,9 @@ import pytest
 from numba import njit
 
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, make_game
-from games.othello.rules import (BLACK, PASS, PLY, TO_MOVE, WHITE, fast_pdep, flipping_moves,
-                           flipping_moves_vec, flips_of, flips_vec, nth_bit_pdep,
-                           nth_bit_portable, nth_set_bit)
+from games.othello.bitboard import (fast_pdep, flipping_moves, flipping_moves_vec, flips_of,
+                                    flips_vec, nth_bit_pdep, nth_bit_portable, nth_set_bit)
+from games.othello.rules import BLACK, PASS, PLY, TO_MOVE, WHITE
 from games.core.perft import compiled
 from games.core.rng import make_rng
 

@@ -1,5 +1,5 @@
-"""Othello, the course variant and classic: its rules (`rules`) and the exact endgame
-solver (`solver`)."""
+"""Othello, the course variant and classic: its rules (`rules`), their move generation on
+bitboards (`bitboard`) and the exact endgame solver (`solver`)."""
 from games.othello.rules import Othello
 from games.othello.advisors import ExactEndgame
 

@@ -7,7 +7,7 @@ move passes, the game ends when neither side can move, and empty cells count for
 the course rules the four corners always stay empty).
 
 Search: fail-soft negamax alpha-beta over the two bitboards (the mover's and the opponent's),
-in Numba, reusing games.othello.rules's move generator and flip kernels. Far from the end, moves
+in Numba, reusing games.othello.bitboard's move generator and flip kernels. Far from the end, moves
 are tried fastest-first (the fewest replies for the opponent), moves into a quadrant with an
 odd number of playable empty cells before the others (parity: the last move in a region is
 worth having), and the move that was best at this position before goes first. A
@@ -25,8 +25,8 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from games.core.base import ONGOING
-from games.othello.rules import (BLACK, CELLS, PASS, RULES, STATUS, TO_MOVE, U1, Othello, flips_of,
-                           legal_cells, popcount, rule_masks)
+from games.othello.bitboard import CELLS, U1, flips_of, legal_cells, popcount, rule_masks
+from games.othello.rules import BLACK, PASS, RULES, STATUS, TO_MOVE, Othello
 
 ILLEGAL = -1000  # move_values' value for an action that is not legal
 WORST, BEST = -CELLS - 1, CELLS + 1  # outside every final disc difference
