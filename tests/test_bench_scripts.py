@@ -8,7 +8,8 @@ import torch
 
 from alphazero.nn.network import resolve_runtime
 from games import make_game
-from tests.test_play import ROOT, tiny_checkpoint
+
+from helpers import ROOT
 
 
 def run_script_process(*args):
@@ -37,7 +38,7 @@ def test_othellos_last_moves_are_timed_as_the_solvers():
     assert 0 < row["solved_moves"] < row["moves"]
 
 
-def test_connect6_blunders_counts_games_with_an_ignored_forced_cell(tmp_path):
+def test_connect6_blunders_counts_games_with_an_ignored_forced_cell(tmp_path, tiny_checkpoint):
     """An untrained network with a tiny search loses to pure MCTS and misses sixes and blocks;
     with forced moves on it never does."""
     path = tiny_checkpoint(tmp_path / "c6.pt", make_game("connect6", size=10))

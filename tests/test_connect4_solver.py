@@ -89,10 +89,6 @@ class BruteForce:
                     return moves
 
 
-def random_moves_6x7(rng, stones):
-    return BruteForce(6, 7).random_unfinished(rng, stones)
-
-
 def mirrored(moves, cols):
     return [cols - 1 - col for col in moves]
 
@@ -144,7 +140,7 @@ def winning_columns(board, player):
     return [col for col in open_columns(board) if rules.wins(rules.drop(board, col, player), col)]
 
 
-def random_threat_position(rng, stones, my_wins, opponent_wins):
+def random_threat_position(random_moves_6x7, rng, stones, my_wins, opponent_wins):
     """Random play until the side to move has `my_wins` winning columns and the opponent
     `opponent_wins`; returns the moves and the columns of each."""
     while True:
@@ -156,13 +152,13 @@ def random_threat_position(rng, stones, my_wins, opponent_wins):
             return moves, mine, theirs
 
 
-def test_immediate_win(solver_6x7):
+def test_immediate_win(solver_6x7, random_moves_6x7):
     moves = [0, 1, 0, 1, 0, 1]  # first player to move, three in column 0
     assert solver_6x7.solve(moves) == 18  # won by the 7th stone: (42 + 2 - 7) // 2
     assert solver_6x7.optimal_moves(moves) == [0]
     rng = random.Random(3)
     for stones in (15, 16, 21):
-        moves, mine, _ = random_threat_position(rng, stones, 1, 0)
+        moves, mine, _ = random_threat_position(random_moves_6x7, rng, stones, 1, 0)
         win = (42 + 2 - (stones + 1)) // 2
         scores = solver_6x7.move_scores(moves)
         assert scores[mine[0]] == win and np.sum(scores == win) == 1, moves
@@ -170,10 +166,10 @@ def test_immediate_win(solver_6x7):
         assert solver_6x7.optimal_moves(moves) == mine
 
 
-def test_must_block(solver_6x7):
+def test_must_block(solver_6x7, random_moves_6x7):
     rng = random.Random(5)
     for stones in (16, 17, 20):
-        moves, _, theirs = random_threat_position(rng, stones, 0, 1)
+        moves, _, theirs = random_threat_position(random_moves_6x7, rng, stones, 0, 1)
         block = theirs[0]
         scores = solver_6x7.move_scores(moves)
         lost_at_once = -((42 + 2 - (stones + 2)) // 2)  # the opponent's next stone wins
@@ -193,7 +189,7 @@ def test_full_column_gets_the_sentinel(solver_6x7):
 
 
 @pytest.mark.parametrize("stones", [14, 18, 24, 32])
-def test_mid_game_consistency_and_mirror(solver_6x7, stones):
+def test_mid_game_consistency_and_mirror(solver_6x7, stones, random_moves_6x7):
     rng = random.Random(stones)
     for _ in range(3):
         moves = random_moves_6x7(rng, stones)
@@ -266,7 +262,7 @@ def drawn_board(moves, rows=6, cols=7):
 
 
 @pytest.mark.parametrize("stones", [14, 19, 25])
-def test_a_drawn_board_scores_as_its_moves(solver_6x7, stones):
+def test_a_drawn_board_scores_as_its_moves(solver_6x7, stones, random_moves_6x7):
     rng = random.Random(stones)
     for _ in range(3):
         moves = random_moves_6x7(rng, stones)
@@ -277,7 +273,7 @@ def test_a_drawn_board_scores_as_its_moves(solver_6x7, stones):
 
 
 @pytest.mark.parametrize("stones", [14, 19, 25])
-def test_column_outcomes_with_room_for_every_proof_are_the_outcomes(solver_6x7, stones):
+def test_column_outcomes_with_room_for_every_proof_are_the_outcomes(solver_6x7, stones, random_moves_6x7):
     rng = random.Random(stones)
     for _ in range(3):
         moves = random_moves_6x7(rng, stones)
@@ -286,7 +282,7 @@ def test_column_outcomes_with_room_for_every_proof_are_the_outcomes(solver_6x7, 
             solver_6x7.move_scores(moves, outcome_only=True))
 
 
-def test_column_outcomes_keep_each_column_proved_within_the_budget():
+def test_column_outcomes_keep_each_column_proved_within_the_budget(random_moves_6x7):
     """Where move_scores runs out of nodes and gives nothing, column_outcomes_on_board keeps
     the columns whose proofs fit, each with its true outcome, within the same budget."""
     rng, partly_proved = random.Random(7), 0
@@ -304,7 +300,7 @@ def test_column_outcomes_keep_each_column_proved_within_the_budget():
     assert partly_proved >= 3  # the budget is tight enough to leave some columns unproved
 
 
-def test_the_game_draws_its_boards_as_the_solver_reads_them(solver_6x7):
+def test_the_game_draws_its_boards_as_the_solver_reads_them(solver_6x7, random_moves_6x7):
     from games import make_game
     game = make_game("connect4", rows=6, cols=7, forbidden=None)
     moves = random_moves_6x7(random.Random(5), 20)

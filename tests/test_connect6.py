@@ -13,6 +13,8 @@ from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, make_game
 from games.core.perft import compiled
 from games.core.rng import make_rng, rand_below
 
+from helpers import game_order, turn_of
+
 LETTERS = "ABCDEFGHJKLMNOPQRST"
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
@@ -34,13 +36,8 @@ class Reference:
         other.result = self.result
         return other
 
-    @staticmethod
-    def turn_of(stone_index: int) -> int:
-        """Turn 0 is Black's single opening stone; turn t > 0 holds stones 2t-1 and 2t."""
-        return 0 if stone_index == 0 else (stone_index + 1) // 2
-
     def player(self) -> int:
-        return self.turn_of(len(self.history)) % 2
+        return turn_of(len(self.history)) % 2
 
     def legal(self) -> list[int]:
         if self.result != ONGOING:
@@ -80,11 +77,11 @@ class Reference:
                     out[0, r, c] = 1
                 elif self.board[r][c] != 0:
                     out[1, r, c] = 1
-        current = self.turn_of(len(self.history))
+        current = turn_of(len(self.history))
         for index, (r, c) in enumerate(self.history):
-            if self.turn_of(index) == current - 1:
+            if turn_of(index) == current - 1:
                 out[2, r, c] = 1
-            elif self.turn_of(index) == current:
+            elif turn_of(index) == current:
                 out[3, r, c] = 1
         return out
 
@@ -145,7 +142,7 @@ def board_without_six(size: int, rng: random.Random) -> list[int]:
     """A full board (actions listed Black first, then White) with no six for either side,
     with the stone counts a game that fills the board has."""
     cells = list(range(size * size))
-    black = sum(1 for i in range(size * size) if Reference.turn_of(i) % 2 == 0)
+    black = sum(1 for i in range(size * size) if turn_of(i) % 2 == 0)
     while True:
         rng.shuffle(cells)
         ref = Reference(size)
@@ -153,15 +150,6 @@ def board_without_six(size: int, rng: random.Random) -> list[int]:
             ref.board[action // size][action % size] = 1 if i < black else 2
         if not ref.has_six(1) and not ref.has_six(2):
             return cells
-
-
-def game_order(size: int, black_cells: list[int], white_cells: list[int]) -> list[int]:
-    """Interleave the two colours' cells in Connect6 turn order."""
-    black, white = list(black_cells), list(white_cells)
-    order = []
-    for i in range(len(black) + len(white)):
-        order.append(black.pop(0) if Reference.turn_of(i) % 2 == 0 else white.pop(0))
-    return order
 
 
 # ---------------------------------------------------------------- perft
@@ -197,7 +185,7 @@ def test_perft_near_the_end_of_a_filled_board():
     rng = random.Random(6)
     for size, empties, depth in ((6, 5, 5), (6, 6, 4), (7, 6, 4)):
         cells = board_without_six(size, rng)
-        black = sum(1 for i in range(size * size) if Reference.turn_of(i) % 2 == 0)
+        black = sum(1 for i in range(size * size) if turn_of(i) % 2 == 0)
         order = game_order(size, cells[:black], cells[black:])
         moves = [notation(size, a) for a in order[:-empties]]
         game, state, ref = start(size, moves)
@@ -280,7 +268,7 @@ def test_random_playout_is_the_uniform_game_it_should_be(size):
 def test_random_playout_of_the_last_few_stones(size):
     """Short playouts: the turn memory written back must come out right from any ply."""
     rng = random.Random(size)
-    black = sum(1 for i in range(size * size) if Reference.turn_of(i) % 2 == 0)
+    black = sum(1 for i in range(size * size) if turn_of(i) % 2 == 0)
     cells = board_without_six(size, rng)
     order = game_order(size, cells[:black], cells[black:])
     for empties in (1, 2, 3, 4, 6):
@@ -393,7 +381,7 @@ def test_white_wins_too():
 def test_full_board_draw_and_win_on_the_last_empty_cell(size):
     """On 6x6 the last cell takes the first stone of a pair, on 7x7 the second."""
     rng = random.Random(size)
-    black = sum(1 for i in range(size * size) if Reference.turn_of(i) % 2 == 0)
+    black = sum(1 for i in range(size * size) if turn_of(i) % 2 == 0)
     cells = board_without_six(size, rng)
     order = game_order(size, cells[:black], cells[black:])
     game, state, ref = start(size, [notation(size, a) for a in order[:-1]])

@@ -8,12 +8,11 @@ import pytest
 
 from alphazero.config.settings import build_game
 from games import ONGOING, make_game
-from tests.test_engine import make_engine, ok, refused
-from tests.test_play import PURE, ROOT, compose_config, play_script, tiny_checkpoint
-from tests.test_train import TINY
+
+from helpers import PURE, ROOT, TINY
 
 
-def test_engine_session_sizes_moves_and_undo():
+def test_engine_session_sizes_moves_and_undo(make_engine, ok, refused):
     engine = make_engine("game=gomoku", *PURE)
     ok(engine, "boardsize 9")
     board = ok(engine, "showboard")
@@ -38,7 +37,7 @@ def test_engine_session_sizes_moves_and_undo():
     assert "use set_game rows=R cols=C" in refused(engine, "boardsize 7")
 
 
-def test_engine_completes_a_five_and_the_game_ends():
+def test_engine_completes_a_five_and_the_game_ends(make_engine, ok, refused):
     engine = make_engine("game=gomoku8", "player=pure", "pure.playouts=2000")
     for move in ("b A1", "w A8", "b B1", "w B8", "b C1", "w C8", "b D1", "w H5"):
         ok(engine, f"play {move}")
@@ -47,7 +46,7 @@ def test_engine_completes_a_five_and_the_game_ends():
     assert refused(engine, "genmove w") == "game is over."
 
 
-def test_engine_with_a_network_refuses_a_board_it_was_not_trained_for(tmp_path):
+def test_engine_with_a_network_refuses_a_board_it_was_not_trained_for(tmp_path, make_engine, ok, refused, tiny_checkpoint):
     path = tiny_checkpoint(tmp_path / "latest.pt", make_game("gomoku", size=8))
     engine = make_engine("game=gomoku8", "player=az", f"checkpoint={path}", "mcts.simulations=8")
     move = ok(engine, "genmove b")
@@ -56,7 +55,7 @@ def test_engine_with_a_network_refuses_a_board_it_was_not_trained_for(tmp_path):
     assert "size=8" in reason and "size=9" in reason
 
 
-def test_play_a_scripted_game_to_its_result():
+def test_play_a_scripted_game_to_its_result(compose_config, play_script):
     cfg = compose_config("play", "game=gomoku8", *PURE)
     game = build_game(cfg)
     every_cell = "".join(f"{game.format_move(game.new_state(), a)}\n" for a in range(64))
@@ -75,7 +74,7 @@ def test_play_through_stdin():
     assert "agent plays" in result.stdout and "Game abandoned." in result.stdout
 
 
-def test_evaluate_ladder_from_openings(tmp_path):
+def test_evaluate_ladder_from_openings(tmp_path, tiny_checkpoint):
     path = tiny_checkpoint(tmp_path / "net.pt", make_game("gomoku", size=7))
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=gomoku", "game.params.size=7",
@@ -112,7 +111,7 @@ def test_training_runs_on_both_pools(tmp_path, pool):
     assert (tmp_path / "gomoku" / "latest.pt").is_file()
 
 
-def test_set_game_turns_a_square_board_into_a_rectangle():
+def test_set_game_turns_a_square_board_into_a_rectangle(make_engine, ok):
     engine = make_engine("game=gomoku8", *PURE)
     ok(engine, "set_game rows=6 cols=9")
     assert engine.game.params() == {"rows": 6, "cols": 9, "exact_five": False}

@@ -8,8 +8,8 @@ from alphazero.search.puct_kernels import IN_EDGE, NODES_USED, PARENT, STATUS, T
 from games import FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.core.rng import make_rng
 from games.othello.solver import OthelloSolver
-from tests.search_positions import (BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position,
-                                    winning_moves)
+
+from helpers import BLOCK_ONLY, WIN_IN_ONE
 
 
 def uniform_evaluator(planes, legal):
@@ -38,7 +38,7 @@ def best_move(game, state, simulations, evaluator=uniform_evaluator, **config):
 
 
 @pytest.mark.parametrize("case", WIN_IN_ONE + BLOCK_ONLY, ids=lambda c: f"{c[0]}-{c[4]}")
-def test_puct_finds_known_move(case):
+def test_puct_finds_known_move(case, position, winning_moves):
     name, params, moves, answers, _ = case
     game, state = position(name, params, moves)
     # The hand-written answer is proved by exhaustive search first.
@@ -49,7 +49,7 @@ def test_puct_finds_known_move(case):
     assert best_move(game, state, 20000) in answers
 
 
-def test_puct_wins_through_an_othello_pass():
+def test_puct_wins_through_an_othello_pass(othello_pass_win):
     game, state, wins = othello_pass_win()
     assert game.parse_move(state, best_move(game, state, 1500)) in wins
 
@@ -110,7 +110,7 @@ def ongoing_positions(game, start):
         frontier = following
 
 
-def decided_position(game, start, value):
+def decided_position(winning_moves, game, start, value):
     """The first position (breadth-first) that the side to move wins by force in three
     plies but not in one, so the search must look past the first move to see it. (Deeper
     forced wins converge too, but slowly: PUCT averages in its exploration at every level.)"""
@@ -120,10 +120,10 @@ def decided_position(game, start, value):
     raise AssertionError("4x4 Connect-4 has no decided position")
 
 
-def test_root_value_converges_to_the_solved_value():
+def test_root_value_converges_to_the_solved_value(winning_moves):
     game, start, value, _, by_planes = solve_connect4_4x4()
     value(start)
-    state = decided_position(game, start, value)
+    state = decided_position(winning_moves, game, start, value)
     truth = value(state)
 
     def exact(planes, legal):
@@ -278,7 +278,7 @@ def test_rollout_share_mixes_one_playout_into_each_leaf(name, params):
 
 @pytest.mark.parametrize("name", ["connect6", "othello"])
 @pytest.mark.parametrize("discount", [1.0, 0.9])
-def test_backup_sign_follows_the_side_to_move(name, discount):
+def test_backup_sign_follows_the_side_to_move(name, discount, othello_pass_win, position):
     """Every leaf evaluates to +0.6 for its own side to move. Each node's stored value must be
     the sum of what its subtree saw (times the discount per ply up), turned to the first
     player's view by the side to move at each evaluated node, not by counting plies: a

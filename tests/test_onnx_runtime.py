@@ -5,7 +5,8 @@ import pytest
 import torch
 
 from alphazero.nn.network import Inference, build_model
-from tests.test_network import KINDS, SPEC, make, random_batch
+
+from helpers import KINDS, SPEC
 
 CPU = torch.device("cpu")
 
@@ -15,31 +16,31 @@ def both_runtimes(model):
             Inference(model, CPU, "float32", runtime="torch"))
 
 
-def assert_same_answers(onnx, torch_path, n=9, seed=0):
+def assert_same_answers(random_batch, onnx, torch_path, n=9, seed=0):
     planes, legal = random_batch(n, seed)
     for got, expected in zip(onnx(planes, legal), torch_path(planes, legal)):
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_onnx_runtime_answers_as_torch_does_at_any_batch_size(kind):
-    onnx, torch_path = both_runtimes(make(kind))
+def test_onnx_runtime_answers_as_torch_does_at_any_batch_size(kind, make_network, random_batch):
+    onnx, torch_path = both_runtimes(make_network(kind))
     for seed, n in enumerate([1, 9, 128, 3]):
-        assert_same_answers(onnx, torch_path, n, seed)
+        assert_same_answers(random_batch, onnx, torch_path, n, seed)
     priors, _ = onnx(*random_batch(5))
     planes, legal = random_batch(5)
     assert np.all(priors[~legal] == 0)
 
 
-def test_onnx_runtime_with_global_pooling_answers_as_torch_does():
+def test_onnx_runtime_with_global_pooling_answers_as_torch_does(random_batch):
     torch.manual_seed(0)
-    assert_same_answers(*both_runtimes(build_model("cnn", SPEC, global_pool=True).eval()))
+    assert_same_answers(random_batch, *both_runtimes(build_model("cnn", SPEC, global_pool=True).eval()))
 
 
-def test_onnx_runtime_follows_weights_changed_in_place():
+def test_onnx_runtime_follows_weights_changed_in_place(make_network, random_batch):
     """An optimizer step, load_state_dict and batch-norm statistics updated by a training
     forward pass all change the answers; a stale session would not."""
-    model = make("resnet")
+    model = make_network("resnet")
     onnx, torch_path = both_runtimes(model)
     planes, legal = random_batch(6)
     before = onnx(planes, legal)[0]
@@ -49,14 +50,14 @@ def test_onnx_runtime_follows_weights_changed_in_place():
     (value.sum() - log_policy[:, 0].sum()).backward()  # also moves the batch-norm statistics
     optimizer.step()
     assert np.abs(onnx(planes, legal)[0] - before).max() > 1e-3
-    assert_same_answers(onnx, torch_path)
+    assert_same_answers(random_batch, onnx, torch_path)
     torch.manual_seed(7)
     onnx.load_state_dict(build_model("resnet", SPEC, **KINDS["resnet"]).state_dict())
-    assert_same_answers(onnx, torch_path)
+    assert_same_answers(random_batch, onnx, torch_path)
 
 
-def test_onnx_runtime_flushes_subnormal_floats_to_zero():
-    model = make("cnn")
+def test_onnx_runtime_flushes_subnormal_floats_to_zero(make_network, random_batch):
+    model = make_network("cnn")
     with torch.no_grad():  # a value of 3e-39 before the tanh: subnormal in float32
         model.value_head[-2].weight.zero_()
         model.value_head[-2].bias.fill_(3e-39)
@@ -64,19 +65,19 @@ def test_onnx_runtime_flushes_subnormal_floats_to_zero():
     assert np.all(values == 0.0)
 
 
-def test_onnx_runtime_takes_the_threads_torch_was_given():
+def test_onnx_runtime_takes_the_threads_torch_was_given(make_network, random_batch):
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
-        onnx = Inference(make("cnn"), CPU, "float32", runtime="onnxruntime")
+        onnx = Inference(make_network("cnn"), CPU, "float32", runtime="onnxruntime")
         onnx(*random_batch(2))
         assert onnx.onnx.session.get_session_options().intra_op_num_threads == 2
     finally:
         torch.set_num_threads(threads)
 
 
-def test_runtime_choices():
-    model = make("cnn")
+def test_runtime_choices(make_network):
+    model = make_network("cnn")
     assert Inference(model, CPU, "float32").runtime == "onnxruntime"
     assert Inference(model, CPU, "bfloat16").runtime == "torch"
     assert Inference(model, CPU, "float32", runtime="torch").runtime == "torch"

@@ -26,18 +26,8 @@ def brute_force(game, state, counts) -> int:
     return best
 
 
-def endgame(game, rng, empties):
-    """A position reached by random play with `empties` playable empty cells, still going."""
-    while True:
-        state = game.new_state()
-        while game.status(state) == ONGOING and game.playable_empties(state) > empties:
-            game.play(state, int(rng.choice(game.legal_list(state))))
-        if game.status(state) == ONGOING:
-            return state
-
-
 @pytest.mark.parametrize("rules", ["course", "standard"])
-def test_values_match_brute_force_with_passes(rules):
+def test_values_match_brute_force_with_passes(rules, endgame):
     game = make_game("othello", rules=rules)
     solver = OthelloSolver(game, table_bits=12)  # a small table: slots are shared and replaced
     rng = np.random.default_rng(7)
@@ -58,7 +48,7 @@ def test_values_match_brute_force_with_passes(rules):
     assert root_passes > 0 or rules == "course"  # in course rules the central 6x6 rarely runs out
 
 
-def test_root_pass_is_valued():
+def test_root_pass_is_valued(endgame):
     """A side with no move has one action, the pass, worth the opponent's value negated."""
     game = make_game("othello", rules="standard")
     solver = OthelloSolver(game)
@@ -76,7 +66,7 @@ def test_root_pass_is_valued():
         assert (np.delete(values, PASS) == ILLEGAL).all()
 
 
-def test_finished_game_and_wrong_input():
+def test_finished_game_and_wrong_input(endgame):
     game = make_game("othello", rules="course")
     solver = OthelloSolver(game)
     state = endgame(game, np.random.default_rng(1), 3)
@@ -93,7 +83,7 @@ def test_finished_game_and_wrong_input():
 
 
 @pytest.mark.parametrize("rules", ["course", "standard"])
-def test_deeper_positions_agree_across_symmetries(rules):
+def test_deeper_positions_agree_across_symmetries(rules, endgame):
     """At 12 empty cells (beyond brute force), the eight symmetric copies of a position share
     one value, and each move's value moves with its cell."""
     game = make_game("othello", rules=rules)
@@ -108,7 +98,7 @@ def test_deeper_positions_agree_across_symmetries(rules):
 
 
 @pytest.mark.parametrize("rules", ["course", "standard"])
-def test_best_move_is_one_of_the_best_by_exact_value(rules):
+def test_best_move_is_one_of_the_best_by_exact_value(rules, endgame):
     """best_move (one narrowing root search) agrees with move_values (every move valued on
     its own), roots with a pass included."""
     game = make_game("othello", rules=rules)
@@ -125,7 +115,7 @@ def test_best_move_is_one_of_the_best_by_exact_value(rules):
 
 
 @pytest.mark.parametrize("rules", ["course", "standard"])
-def test_move_outcomes_are_the_signs_of_the_exact_values(rules):
+def test_move_outcomes_are_the_signs_of_the_exact_values(rules, endgame):
     """Each move's outcome proved with the null window is the sign of its exact value
     (brute-forced values above), passes included; within a node limit every proved outcome
     still is, and the rest are UNKNOWN."""
@@ -146,7 +136,7 @@ def test_move_outcomes_are_the_signs_of_the_exact_values(rules):
     assert unknown > 0  # the limit cut some searches short
 
 
-def test_searches_cut_short_by_the_node_limit_leave_the_table_sound():
+def test_searches_cut_short_by_the_node_limit_leave_the_table_sound(endgame):
     """Running out of nodes stores nothing false: the same solver, its table full of what
     the cut searches stored, then proves every outcome right."""
     game = make_game("othello", rules="course")

@@ -4,18 +4,19 @@ import pytest
 
 from alphazero.search.pure_mcts import EDGE_START, STATUS, TO_PLAY, TRIED, PureMCTS
 from games import make_game
-from tests.search_positions import BLOCK_ONLY, WIN_IN_ONE, othello_pass_win, position
+
+from helpers import BLOCK_ONLY, WIN_IN_ONE
 
 
 @pytest.mark.parametrize("case", WIN_IN_ONE + BLOCK_ONLY, ids=lambda c: f"{c[0]}-{c[4]}")
-def test_pure_mcts_finds_known_move(case):
+def test_pure_mcts_finds_known_move(case, position):
     name, params, moves, answers, _ = case
     game, state = position(name, params, moves)
     player = PureMCTS(game, 20000, seed=1)
     assert game.format_move(state, int(player.best_actions(state)[0])) in answers
 
 
-def test_pure_mcts_wins_through_an_othello_pass():
+def test_pure_mcts_wins_through_an_othello_pass(othello_pass_win):
     game, state, wins = othello_pass_win()
     assert int(PureMCTS(game, 3000, seed=2).best_actions(state)[0]) in wins
 

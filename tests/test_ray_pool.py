@@ -10,7 +10,8 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from alphazero.workers.ray_pool import RayPool, auto_worker_count
 from alphazero.train.loop import TrainingRun
-from tests.test_train import ROOT, TINY, scalar_tags, train
+
+from helpers import ROOT, TINY
 
 ONE_WORKER = ["selfplay.workers=1", "eval.interval=0"]
 
@@ -30,7 +31,7 @@ def saved_state(tmp_path):
     return torch.load(latest, weights_only=True)
 
 
-def test_ray_run_leaves_the_same_artefacts_as_a_local_run(tmp_path, ray_address):
+def test_ray_run_leaves_the_same_artefacts_as_a_local_run(tmp_path, ray_address, scalar_tags, train):
     local_dir, ray_dir = tmp_path / "local", tmp_path / "ray"
     local_dir.mkdir()
     ray_dir.mkdir()

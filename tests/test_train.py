@@ -16,25 +16,9 @@ from alphazero.config.settings import ConfigError, build_game, validate, validat
 from alphazero.nn.network import GlobalPoolBias, build_model
 from alphazero.train.loop import selfplay_seed
 
+from helpers import TINY
+
 ROOT = Path(__file__).resolve().parents[1]
-TINY = ["game=connect4_classic", "mcts.simulations=8", "selfplay.full_search_share=1",
-        "eval.simulations=null", "train.lr_schedule=null", "selfplay.q_share=0", "mcts.discount=null",
-        "selfplay.workers=0", "train.sample_ratio=4",
-        "selfplay.games_in_parallel=8", "train.positions_per_round=60", "train.min_replay=100",
-        "train.batch_size=32", "replay.capacity=5000", "model.sizes.channels=[8,8,8]"]
-
-
-def train(tmp_path, *overrides, timeout=240):
-    args = [sys.executable, "-m", "alphazero.train", *TINY,
-            f"hydra.run.dir={tmp_path}/runs/{len(list(tmp_path.glob('runs/*')))}",
-            f"train.checkpoint_dir={tmp_path}/checkpoints", *overrides]
-    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
-
-
-def scalar_tags(run_dir):
-    events = EventAccumulator(str(run_dir))
-    events.Reload()
-    return set(events.Tags()["scalars"])
 
 
 def test_a_resumed_run_self_plays_with_a_stream_of_its_own():
@@ -46,7 +30,7 @@ def test_a_resumed_run_self_plays_with_a_stream_of_its_own():
     assert selfplay_seed(7, 48) == selfplay_seed(7, 48)
 
 
-def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
+def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, train):
     first = train(tmp_path, "train.max_games=24", "train.snapshot_games=8")
     assert first.returncode == 0, first.stderr
     tags = scalar_tags(tmp_path / "runs" / "0")
@@ -96,7 +80,7 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path):
     assert torch.load(latest, weights_only=True)["counters"]["games"] == resumed["counters"]["games"]
 
 
-def test_checkpoint_for_another_game_is_refused(tmp_path):
+def test_checkpoint_for_another_game_is_refused(tmp_path, train):
     assert train(tmp_path, "train.max_games=8", "train.min_replay=100000").returncode == 0
     latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
     other = train(tmp_path, "game=othello", f"train.resume={latest}", "train.max_games=8")
@@ -105,7 +89,7 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
     assert "Traceback" not in other.stderr
 
 
-def test_a_network_alone_continues_with_fresh_training_state(tmp_path):
+def test_a_network_alone_continues_with_fresh_training_state(tmp_path, train):
     """A network without training state (best.pt, a snapshot, a shipped network) goes on from
     its weights and game count; one of another shape is refused in a sentence."""
     assert train(tmp_path, "train.max_games=16", "train.snapshot_games=8").returncode == 0
@@ -132,7 +116,7 @@ def test_a_network_alone_continues_with_fresh_training_state(tmp_path):
     ("game=chess", "game"),  # a config group with no such choice
     ("game.params.rows=3", "rows"),  # a board the game's rules refuse
 ])
-def test_bad_overrides_give_one_line(tmp_path, override, words):
+def test_bad_overrides_give_one_line(tmp_path, override, words, train):
     result = train(tmp_path, *override.split(), timeout=120)
     assert result.returncode != 0
     assert words in result.stderr
@@ -202,7 +186,7 @@ def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     assert checkpoint.load(latest)["counters"]["games"] >= games_before
 
 
-def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
+def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path, train):
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
             "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/kill",
             f"train.checkpoint_dir={tmp_path}/checkpoints"]
