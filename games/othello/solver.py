@@ -13,10 +13,8 @@ odd number of playable empty cells before the others (parity: the last move in a
 worth having), and the move that was best at this position before goes first. A
 transposition table keeps a lower and an upper bound of each position's value with the full
 position as key, so a probe never confuses two positions; it is kept between calls, since
-bounds hold whatever the root. `move_outcomes` proves only each move's win, draw or loss (a
-window of (-1, 1), far cheaper), within a node limit: a search that reaches it returns at
-once, storing nothing, so the table stays sound. Near the end, moves are tried in board
-order without the table (sorting and probing cost more than they save there).
+bounds hold whatever the root. Near the end, moves are tried in board order without the
+table (sorting and probing cost more than they save there).
 """
 from __future__ import annotations
 
@@ -42,10 +40,9 @@ HASH_MOVE_FIRST = -1000
 OWN, OPP, DATA = range(3)
 BIAS = 128
 # Work array (int64[2, 65, 64]): per count of empty cells, the ordered moves and their keys.
-# Its last row holds the node counter, the node limit (0: none) and whether it was reached.
+# Its last row holds the node counter.
 MOVES, KEYS = range(2)
-NODES, LIMIT, OUT_OF_NODES = range(3)  # columns of work[MOVES, CELLS]
-UNKNOWN = 2  # move_outcomes' outcome for a move whose search ran out of nodes
+NODES = 0  # the column of work[MOVES, CELLS] that counts nodes
 
 
 @njit(cache=True, inline="always")
@@ -107,9 +104,6 @@ def _negamax(own, opp, alpha, beta, free, playable, shift, table, work):
     """Fail-soft alpha-beta: a result <= alpha is an upper bound of the value, >= beta a
     lower bound, in between exact."""
     work[MOVES, CELLS, NODES] += 1
-    if work[MOVES, CELLS, NODES] > work[MOVES, CELLS, LIMIT] > 0:
-        work[MOVES, CELLS, OUT_OF_NODES] = 1  # every caller returns at once, storing nothing
-        return 0
     empty = ~(own | opp) & playable
     if empty == 0:
         return popcount(own) - popcount(opp)  # no cell left that either side could play
@@ -158,8 +152,6 @@ def _negamax(own, opp, alpha, beta, free, playable, shift, table, work):
         flips = flips_of(own, opp, square)
         value = -_negamax(opp & ~flips, own | (U1 << np.uint64(square)) | flips, -beta,
                           -alpha, free, playable, shift, table, work)
-        if work[MOVES, CELLS, OUT_OF_NODES]:
-            return 0
         if value > best:
             best, best_move = value, square
             if value > alpha:
@@ -221,39 +213,6 @@ def _best_move(own, opp, free, playable, shift, table, work):
     return action, alpha
 
 
-@njit(cache=True)
-def _move_outcomes(own, opp, free, playable, shift, table, work, out, nodes):
-    """Fill out[action] with each legal action's outcome for the mover, 1 a win, 0 a draw,
-    -1 a loss, or UNKNOWN where its search reached the node limit (each move has its own),
-    and nodes[action] with the nodes it searched; out is ILLEGAL elsewhere. A window of
-    (-1, 1) proves an outcome with far fewer nodes than the disc difference takes."""
-    out[:] = ILLEGAL
-    nodes[:] = 0
-    low, high = np.int64(-1), np.int64(1)  # np.int64: see _move_values
-    moves = legal_cells(own, opp, free, playable)
-    if moves == 0:  # a pass: the opponent moves from the same boards
-        work[MOVES, CELLS, NODES], work[MOVES, CELLS, OUT_OF_NODES] = 0, 0
-        value = -_negamax(opp, own, low, high, free, playable, shift, table, work)
-        _record_outcome(PASS, value, work, out, nodes)
-    while moves:
-        square = np.int64(trailing_zeros(moves))
-        moves &= moves - U1
-        work[MOVES, CELLS, NODES], work[MOVES, CELLS, OUT_OF_NODES] = 0, 0
-        flips = flips_of(own, opp, square)
-        value = -_negamax(opp & ~flips, own | (U1 << np.uint64(square)) | flips, low, high,
-                          free, playable, shift, table, work)
-        _record_outcome(square, value, work, out, nodes)
-
-
-@njit(cache=True, inline="always")
-def _record_outcome(action, value, work, out, nodes):
-    nodes[action] = work[MOVES, CELLS, NODES]
-    if work[MOVES, CELLS, OUT_OF_NODES]:
-        out[action] = UNKNOWN
-    else:
-        out[action] = 1 if value > 0 else (-1 if value < 0 else 0)
-
-
 class OthelloSolver:
     """Exact endgame values of positions of one Othello game (course or standard rules).
 
@@ -275,32 +234,15 @@ class OthelloSolver:
         self._table = np.full((1 << table_bits, 3), NO_POSITION, dtype=np.uint64)
         self._work = np.zeros((2, CELLS + 1, CELLS), dtype=np.int64)
         self.last_nodes = 0
-        self.last_move_nodes = np.zeros(CELLS + 1, dtype=np.int64)
 
     def solve(self, state: np.ndarray) -> int:
         """The exact value of `state` for its side to move (its final disc difference from
         that side's view if the game is over)."""
         own, opp = self._sides(state)
-        self._start(0)
+        self._start()
         value = _negamax(own, opp, WORST, BEST, *self._kernel_args())
         self._finish()
         return int(value)
-
-    def move_outcomes(self, state: np.ndarray, node_limit: int = 0) -> np.ndarray:
-        """int64[65]: each legal action's exact outcome (a pass when it is the only one) for
-        the side to move, who plays it: 1 a win, 0 a draw, -1 a loss; UNKNOWN where proving
-        it takes more than `node_limit` nodes (0: no limit; each move has its own); ILLEGAL
-        for the other actions. `last_move_nodes` holds each action's nodes, `last_nodes`
-        their sum. Raises ValueError if the game is over."""
-        if state[STATUS] != ONGOING:
-            raise ValueError("the game is over: there is no move to judge.")
-        own, opp = self._sides(state)
-        self._start(node_limit)
-        out = np.empty(CELLS + 1, dtype=np.int64)
-        self.last_move_nodes = np.zeros(CELLS + 1, dtype=np.int64)
-        _move_outcomes(own, opp, *self._kernel_args(), out, self.last_move_nodes)
-        self.last_nodes = int(self.last_move_nodes.sum())
-        return out
 
     def move_values(self, state: np.ndarray) -> np.ndarray:
         """int64[65]: the exact value of each legal action (a pass when it is the only one)
@@ -309,7 +251,7 @@ class OthelloSolver:
         if state[STATUS] != ONGOING:
             raise ValueError("the game is over: there is no move to value.")
         own, opp = self._sides(state)
-        self._start(0)
+        self._start()
         out = np.empty(CELLS + 1, dtype=np.int64)
         _move_values(own, opp, *self._kernel_args(), out)
         self._finish()
@@ -321,13 +263,13 @@ class OthelloSolver:
         if state[STATUS] != ONGOING:
             raise ValueError("the game is over: there is no move to choose.")
         own, opp = self._sides(state)
-        self._start(0)
+        self._start()
         action, value = _best_move(own, opp, *self._kernel_args())
         self._finish()
         return int(action), int(value)
 
-    def _start(self, node_limit: int) -> None:
-        self._work[MOVES, CELLS, :3] = 0, node_limit, 0  # NODES, LIMIT, OUT_OF_NODES
+    def _start(self) -> None:
+        self._work[MOVES, CELLS, NODES] = 0
 
     def _finish(self) -> None:
         self.last_nodes = int(self._work[MOVES, CELLS, NODES])
