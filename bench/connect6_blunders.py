@@ -5,14 +5,14 @@ deeper threat search than the agent's finds a win it missed, and when its last o
 closed; and how long the forced cells take to find.
 
     python bench/connect6_blunders.py [checkpoint=PATH] [level=11000] [games=80]
-                                      [game.forced_moves=false] [seed=0]
+                                      [search_alone=true] [seed=0]
                                       [deep_turns=8] [deep_budget=1000000]
 
 Plays evaluate's match (the same openings, seeds and players as `python -m
 alphazero.evaluate game=connect6 'eval.levels=[LEVEL]' eval.games=GAMES
 eval.opening_plies=2`) and counts, for the network's games won, drawn and lost, those in
 which one of its stones was not on a forced cell. With forced moves on (the default) the
-count is 0 by construction; `game.forced_moves=false` measures the search alone.
+count is 0 by construction; `search_alone=true` measures the search alone.
 `forced_cells_ms` is the time forced_cells took per position of the network's (mean and
 slowest, compiling excluded). `drawn_games_deeper_wins` counts the drawn games in which,
 at the start of one of the network's turns with no six threatened against it, the
@@ -33,7 +33,8 @@ import numpy as np
 
 from alphazero.config.settings import build_game
 from alphazero.evaluate.match import play_match
-from alphazero.agent.players import PureMCTSPlayer, make_player
+from alphazero.agent.agent import PureMCTSAgent
+from alphazero.agent.build import build_agent
 from alphazero.config.presets import compose_play
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON
@@ -66,7 +67,7 @@ def main(args: list[str]) -> dict:
     cfg = compose_play(["game=connect6"] + [a for a in args if a.split("=", 1)[0] not in options])
     use_search_threads(cfg.threads)
     game = build_game(cfg)
-    player = make_player(game, cfg, "az", cfg.get("checkpoint"), seed=cfg.seed)
+    player = build_agent(game, cfg, "az", cfg.get("checkpoint"), seed=cfg.seed)
     ignored, boards, blocking, seconds = set(), {}, Counter(), []
     turn_starts = {}  # game -> the boards at the start of the network's turns, in order
     game.compile_forced_cells()
@@ -87,7 +88,7 @@ def main(args: list[str]) -> dict:
         if threatened(game.windows, board, other):
             blocking[index, by_player] += 1
 
-    result = play_match(game, player, PureMCTSPlayer(game, level, seed=cfg.seed + level), games,
+    result = play_match(game, player, PureMCTSAgent(game, level, seed=cfg.seed + level), games,
                         cfg.seed, opening_plies=2, watch=watch)
     outcomes = Counter()
     for index in ignored:
@@ -98,7 +99,7 @@ def main(args: list[str]) -> dict:
     probes = [probe_drawn_game(game, turn_starts.get(index, []), deep_turns, deep_budget)
               for index in drawn]
     return {"checkpoint": str(cfg.get("checkpoint") or "shipped"), "level": level, "games": games,
-            "forced_moves": cfg.game.forced_moves, "wins": result.wins, "draws": result.draws,
+            "search_alone": cfg.search_alone, "wins": result.wins, "draws": result.draws,
             "losses": result.losses,
             "ignored_a_forced_cell": {k: outcomes[k] for k in ("won", "drawn", "lost")},
             "drawn_games_stones_under_threat": {

@@ -23,17 +23,24 @@ from alphazero.config import threads
 from alphazero.nn import network
 from alphazero.config.settings import build_game
 from alphazero.search.openings import random_opening
-from alphazero.agent.players import make_player
+from alphazero.agent.build import build_agent
 from alphazero.config.presets import compose_play
 from alphazero.config.threads import use_search_threads
 from games import ONGOING
+
+
+def decided(player, state) -> bool:
+    """Whether an advisor decides the move without a search (Othello's exact endgame)."""
+    advice = player.advice(state)
+    return advice is not None and advice.decided
 
 
 def warm_up(game, player, rng) -> None:
     """Compile the search, and the endgame solver where the player has one, untimed."""
     state = game.new_state(rng)
     player.best_actions(state[None])
-    while player.endgame is not None and not player.endgame.covers(state[None])[0]:
+    solver = any(advisor.name == "exact_endgame" for advisor in player.advisors)
+    while solver and not decided(player, state):
         if game.status(state) != ONGOING:
             state = game.new_state(rng)
         game.play(state, int(rng.choice(game.legal_list(state))))
@@ -44,14 +51,14 @@ def move_times(overrides: list[str], games: int) -> dict:
     cfg = compose_play(overrides)
     threads = use_search_threads(cfg.threads)
     game = build_game(cfg)
-    player = make_player(game, cfg, "az", cfg.get("checkpoint"), seed=cfg.seed)
+    player = build_agent(game, cfg, "az", cfg.get("checkpoint"), seed=cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     warm_up(game, player, rng)
     times, solved = [], 0
     for _ in range(games):
         state = random_opening(game, game.new_state(rng), 2, rng)
         while game.status(state) == ONGOING:
-            solved += player.endgame is not None and bool(player.endgame.covers(state[None])[0])
+            solved += decided(player, state)
             began = time.perf_counter()
             action = int(player.best_actions(state[None])[0])
             times.append(time.perf_counter() - began)

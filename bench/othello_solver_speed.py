@@ -4,7 +4,7 @@
 
 Positions come from uniformly random play from the start (seed 0). Each is solved three times,
 each with a fresh transposition table: its value alone (`solve`), a best move with its value
-(`best_move`, what the agent plays near the end: alphazero.agent.endgame), and every legal move's
+(`best_move`, what the agent plays near the end: games/othello/advisors.py), and every legal move's
 exact value (`move_values`, what alphazero.evaluate.judges judges with). Prints one JSON line per empty count.
 """
 from __future__ import annotations

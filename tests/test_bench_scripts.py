@@ -44,10 +44,10 @@ def test_connect6_blunders_counts_games_with_an_ignored_forced_cell(tmp_path, ti
     path = tiny_checkpoint(tmp_path / "c6.pt", make_game("connect6", size=10))
     args = ("bench/connect6_blunders.py", f"checkpoint={path}", "level=300", "games=2",
             "mcts.simulations=4", "threads=1")
-    (off,) = run_script(*args, "game.forced_moves=false")
+    (off,) = run_script(*args, "search_alone=true")
     assert off["losses"] >= 1 and off["ignored_a_forced_cell"]["lost"] >= 1, off
     (on,) = run_script(*args)
-    assert on["forced_moves"] and sum(on["ignored_a_forced_cell"].values()) == 0, on
+    assert not on["search_alone"] and sum(on["ignored_a_forced_cell"].values()) == 0, on
     for row in (off, on):  # stones under threat are counted in drawn games only
         assert (sum(row["drawn_games_stones_under_threat"].values()) > 0) <= (row["draws"] > 0)
         assert 0 <= row["drawn_games_deeper_wins"]["games"] <= row["draws"]
