@@ -169,8 +169,8 @@ def test_encoding_matches_the_spec(game):
 
 
 def test_the_first_two_planes_hold_the_movers_pieces_and_the_opponents(game):
-    """Self-play and the search read a finished game's piece margin from these two planes
-    (mcts.score_utility), and the side that placed a piece gains it in the plane for its side."""
+    """games.core.base's contract for encode: plane 0 holds the side to move's pieces and
+    plane 1 the opponent's, so the side that placed a piece gains it in the plane for its side."""
     rule = "encoding: own and opponent pieces"
     for state, moves in positions(game, seed=8):
         if not moves:

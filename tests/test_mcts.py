@@ -7,7 +7,6 @@ from alphazero.search.puct import BatchedSearch, SearchConfig
 from alphazero.search.puct_kernels import IN_EDGE, NODES_USED, PARENT, STATUS, TO_PLAY, VISITS
 from games import FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.core.rng import make_rng
-from games.othello.solver import OthelloSolver
 
 from helpers import BLOCK_ONLY, WIN_IN_ONE
 
@@ -189,61 +188,6 @@ def test_discount_wins_by_the_quickest_line():
                                  for a, (_, scores) in zip(actions, cases))
     assert quickest[0.9] == len(cases)
     assert quickest[1.0] < 0.9 * len(cases)  # the positions do tell the two apart
-
-
-def othello_endgames_with_unequal_wins(count: int, empties: int = 5):
-    """Course Othello positions with `empties` playable empty cells where the side to move has
-    winning moves of different margins, with each action's exact disc difference; and the
-    exact outcome (+1, 0, -1 for the side to move) of every position reachable from them,
-    by encoded planes: leaf values that know who wins but not by how much."""
-    game = make_game("othello", rules="course")
-    solver = OthelloSolver(game)
-    rng = np.random.default_rng(0)
-    cases, outcomes = [], {}
-
-    def empty_cells(state):
-        return int((game.board(state) == 0).sum()) - 4  # the corners are never played
-
-    def record(state):
-        key = game.encode(state).tobytes()
-        if game.status(state) != ONGOING or key in outcomes:
-            return
-        outcomes[key] = float(np.sign(solver.solve(state)))
-        for action in game.legal_list(state):
-            child = state.copy()
-            game.play(child, action)
-            record(child)
-
-    while len(cases) < count:
-        state = game.new_state()
-        while game.status(state) == ONGOING and empty_cells(state) > empties:
-            game.play(state, int(rng.choice(game.legal_list(state))))
-        if game.status(state) != ONGOING:
-            continue
-        values = solver.move_values(state)
-        legal = values[game.legal_mask(state)]
-        if len(set(legal[legal > 0].tolist())) >= 2:
-            cases.append((state, values))
-            record(state)
-    return game, cases, outcomes
-
-
-def test_score_utility_wins_by_the_largest_margin():
-    """With exact but margin-blind leaf values, plain PUCT cannot tell a large win from a
-    small one; with a score utility it picks the largest win far more often (PUCT averages
-    over the replies where the solver takes the best one, so not always), and it never
-    drops a win."""
-    game, cases, outcomes = othello_endgames_with_unequal_wins(20)
-
-    largest = {}
-    for utility in (0.0, 0.5):
-        actions = chosen_moves(game, [state for state, _ in cases], 2000,
-                               values_by_planes(outcomes), score_utility=utility)
-        assert all(values[a] > 0 for a, (_, values) in zip(actions, cases))
-        largest[utility] = sum(values[a] == values[game.legal_mask(state)].max()
-                               for a, (state, values) in zip(actions, cases))
-    assert largest[0.5] >= 0.8 * len(cases)  # 17 of 20 here
-    assert largest[0.0] <= 0.6 * len(cases)  # 11 of 20: as good as a guess among the wins
 
 
 @pytest.mark.parametrize("name,params", [("connect4", {"rows": 6, "cols": 7}), ("othello", {})])

@@ -20,10 +20,10 @@ def uniform(planes, legal):
     return priors.astype(np.float32), np.zeros(len(planes), dtype=np.float32)
 
 
-def finished_games(game, count, simulations=8, discount=1.0, score_utility=0.0, **config):
+def finished_games(game, count, simulations=8, discount=1.0, **config):
     worker = SelfPlayWorker(game, uniform, SelfPlayConfig.from_cfg(default_config(), simulations=simulations, games_in_parallel=4,
                                                           **config),
-                            SearchConfig(discount=discount, score_utility=score_utility), seed=5)
+                            SearchConfig(discount=discount), seed=5)
     games = []
     while len(games) < count:
         games += worker.play_move()
@@ -118,24 +118,6 @@ def test_discounted_targets_shrink_with_the_plies_left():
                 index += 1
             game.play(state, int(move))
         assert index == record.length
-
-
-def test_a_score_utility_mixes_the_final_disc_margin_into_the_outcome():
-    """Othello under a score utility w: z = (1 - w) * outcome + w * (own - opponent discs at
-    the end) / 64, from each recorded position's side to move."""
-    game = make_game("othello", rules="course")
-    record = finished_games(game, 1, score_utility=0.25)[0]
-    state = game.new_state()
-    for action in record.moves:
-        game.play(state, int(action))
-    first_margin = game.board(state).sum() / 64  # black (the first player) is +1
-    for z, ply in zip(record.zs, record.recorded_plies):
-        replay = game.new_state()
-        for action in record.moves[:ply]:
-            game.play(replay, int(action))
-        mover = game.to_move(replay)
-        margin = first_margin if mover == 0 else -first_margin
-        assert z == pytest.approx(0.75 * outcome_for(record.result, mover) + 0.25 * margin)
 
 
 def test_value_targets_mix_the_outcome_with_the_root_search_value():

@@ -22,7 +22,7 @@ OPTIMIZERS = ("adam", "sgd")
 # (config key, lowest allowed value) for every number that must be positive or non-negative
 # (a search's first simulation only expands the root: a move needs at least a second)
 _BOUNDS = [("game.play_simulations", 2), ("mcts.simulations", 2), ("mcts.c_puct", 0),
-           ("mcts.fpu_reduction", 0), ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1),
+           ("mcts.dirichlet_epsilon", 0), ("mcts.leaves_per_tree", 1),
            ("mcts.arena_factor", 1),
            ("selfplay.games_in_parallel", 1), ("selfplay.temperature_moves", 0),
            ("selfplay.fast_simulations", 2),
@@ -51,10 +51,6 @@ def validate(cfg: DictConfig) -> None:
         value = OmegaConf.select(cfg, key)
         if not (_is_number(value) and 0 <= value <= 1):
             raise ConfigError(f"{key} must be a number from 0 to 1, not {value!r}.")
-    utility = cfg.mcts.score_utility
-    if utility is not None and not (_is_number(utility) and 0 <= utility < 1):
-        raise ConfigError(f"mcts.score_utility must be null or at least 0 and below 1, not "
-                          f"{utility!r}.")
     if cfg.mcts.dirichlet_epsilon > 1:
         raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
     validate_lr_schedule(cfg.train.lr_schedule)
@@ -245,17 +241,14 @@ def worker_count(setting) -> int:
     return setting
 
 
-def search_config(cfg: DictConfig, network_discount: float = 1.0,
-                  network_score_utility: float = 0.0) -> SearchConfig:
-    """The search settings; mcts.discount and mcts.score_utility null take what the network
-    was trained with, so its values mean what the search expects."""
+def search_config(cfg: DictConfig, network_discount: float = 1.0) -> SearchConfig:
+    """The search settings; mcts.discount null takes what the network was trained with, so
+    its values mean what the search expects."""
     m = cfg.mcts
-    return SearchConfig(c_puct=m.c_puct, fpu_reduction=m.fpu_reduction,
-                        dirichlet_alpha=m.dirichlet_alpha, dirichlet_epsilon=m.dirichlet_epsilon,
-                        leaves_per_tree=m.leaves_per_tree, arena_factor=m.arena_factor,
-                        discount=network_discount if m.discount is None else m.discount,
-                        score_utility=network_score_utility if m.score_utility is None
-                        else m.score_utility)
+    return SearchConfig(c_puct=m.c_puct, dirichlet_alpha=m.dirichlet_alpha,
+                        dirichlet_epsilon=m.dirichlet_epsilon, leaves_per_tree=m.leaves_per_tree,
+                        arena_factor=m.arena_factor,
+                        discount=network_discount if m.discount is None else m.discount)
 
 
 @functools.cache

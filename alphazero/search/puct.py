@@ -22,17 +22,12 @@ from games.core.specialize import specialize
 @dataclass
 class SearchConfig:
     c_puct: float = 1.5
-    fpu_reduction: float = 0.0  # unvisited child's Q = parent's Q minus this
     dirichlet_alpha: float | None = None  # None: the game's own alpha
     dirichlet_epsilon: float = 0.25
     leaves_per_tree: int = 1  # >1 gathers several leaves per tree per step (virtual loss)
     arena_factor: float = 2.0  # arena holds this many searches' worth of nodes (tree reuse)
     discount: float = 1.0  # a value shrinks by this factor per ply it is backed up: <1 prefers
                            # the quicker of two wins and the slower of two losses
-    score_utility: float = 0.0  # w > 0: a finished game is worth (1 - w) * outcome + w * its
-                                # piece margin over the board's cells, the value a network
-                                # trained with the same w predicts (selfplay), so of two
-                                # wins the search prefers the larger (Othello's discs)
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
                                 # the outcome of one random playout from it (AlphaGo's mix),
                                 # so the search also sees what random play runs into
@@ -68,9 +63,7 @@ class BatchedSearch:
         self.kernels = specialize(game, TEMPLATES)
         self.rng = np.random.default_rng(seed)
         cfg = self.config
-        self.params = SearchParams(c_puct=float(cfg.c_puct), fpu_reduction=float(cfg.fpu_reduction),
-                                   discount=float(cfg.discount),
-                                   score_utility=float(cfg.score_utility),
+        self.params = SearchParams(c_puct=float(cfg.c_puct), discount=float(cfg.discount),
                                    rollout_share=float(cfg.rollout_share),
                                    leaves_per_tree=int(cfg.leaves_per_tree))
         # One search creates at most one node and num_actions edges per simulation.

@@ -80,9 +80,7 @@ class LeafBatch(NamedTuple):
 class SearchParams(NamedTuple):
     """The numbers the kernels read (alphazero.search.puct.SearchConfig says what each means)."""
     c_puct: float
-    fpu_reduction: float
     discount: float
-    score_utility: float
     rollout_share: float
     leaves_per_tree: int
 
@@ -97,19 +95,6 @@ def value_for_first(status_code):
     if status_code == 2:
         return -1.0
     return 0.0
-
-
-def margin_for_first(state, scratch):
-    """A position's piece difference, first player's minus second's, as a share of the board's
-    cells, read from encode's planes 0 and 1 (the side to move's pieces and the opponent's);
-    `scratch` is a free [planes, height, width] row."""
-    encode(state, scratch)  # noqa: F821
-    margin = 0.0
-    for row in range(scratch.shape[1]):
-        for col in range(scratch.shape[2]):
-            margin += scratch[0, row, col] - scratch[1, row, col]
-    margin /= scratch.shape[1] * scratch.shape[2]
-    return margin if to_move(state) == 0 else -margin  # noqa: F821
 
 
 def reset_tree(tree, b, root_to_play, root_status):
@@ -127,12 +112,12 @@ def reset_tree(tree, b, root_to_play, root_status):
     trees[b, SIMS] = 0
 
 
-def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, fpu_reduction):
-    """The edge of node n with the highest PUCT score, from the view of the side to move."""
+def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct):
+    """The edge of node n with the highest PUCT score, from the view of the side to move; an
+    unvisited child's Q is its parent's."""
     sign = 1.0 if nodes[b, n, TO_PLAY] == 0 else -1.0
     visits = nodes[b, n, VISITS]
-    parent_q = sign * value0[b, n] / visits if visits > 0 else 0.0
-    fpu = parent_q - fpu_reduction
+    fpu = sign * value0[b, n] / visits if visits > 0 else 0.0
     explore = c_puct * np.sqrt(max(visits, 1))
     start = nodes[b, n, EDGE_START]
     best_edge = start
@@ -183,16 +168,14 @@ def apply_virtual_loss(nodes, value0, b, leaf):
 
 def select_leaves(tree, leaves, params, target_sims, rng):
     """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
-    `params.leaves_per_tree` leaves. Terminal leaves are backed up here (their outcome, mixed
-    with their margin when score_utility > 0); the others go into `leaves`, and when
-    rollout_share > 0 are played out at random (`rng` a games.core.rng state). Returns the
+    `params.leaves_per_tree` leaves. Terminal leaves are backed up here (their outcome); the
+    others go into `leaves`, and when rollout_share > 0 are played out at random (`rng` a games.core.rng state). Returns the
     number of leaves to evaluate."""
     nodes, value0, edge_action = tree.nodes, tree.value0, tree.edge_action
     edge_prior, edge_child, trees = tree.edge_prior, tree.edge_child, tree.trees
     root_states, active = tree.root_states, tree.active
     out_planes, out_masks, playouts = leaves.planes, leaves.masks, leaves.playout
-    c_puct, fpu_reduction, discount = params.c_puct, params.fpu_reduction, params.discount
-    score_utility, rollout_share = params.score_utility, params.rollout_share
+    c_puct, discount, rollout_share = params.c_puct, params.discount, params.rollout_share
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
     for b in range(nodes.shape[0]):
@@ -212,8 +195,7 @@ def select_leaves(tree, leaves, params, target_sims, rng):
                     break
                 if nodes[b, n, EDGE_START] < 0:
                     break  # an unexpanded leaf
-                e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct,
-                                 fpu_reduction)
+                e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct)
                 play(state, edge_action[b, e])  # noqa: F821
                 child = edge_child[b, e]
                 if child < 0:
@@ -231,11 +213,7 @@ def select_leaves(tree, leaves, params, target_sims, rng):
             if collided:
                 break
             if nodes[b, n, STATUS] != 0:
-                v0 = value_for_first(nodes[b, n, STATUS])
-                if score_utility > 0.0:  # out_planes[count] is not yet a leaf's: scratch
-                    v0 = ((1.0 - score_utility) * v0
-                          + score_utility * margin_for_first(state, out_planes[count]))
-                backup(nodes, value0, b, n, v0, False, discount)
+                backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), False, discount)
                 trees[b, SIMS] += 1
                 continue
             nodes[b, n, PENDING] = 1
@@ -359,6 +337,5 @@ def make_room(tree, spare_nodes, spare_edges):
             reset_tree(tree, b, to_move(state), status(state))  # noqa: F821
 
 
-TEMPLATES = [value_for_first, margin_for_first, reset_tree, select_child, backup,
-             apply_virtual_loss, select_leaves, expand_and_backup, root_visits, mix_root_noise,
-             advance_root, reset_trees, make_room]
+TEMPLATES = [value_for_first, reset_tree, select_child, backup, apply_virtual_loss, select_leaves,
+             expand_and_backup, root_visits, mix_root_noise, advance_root, reset_trees, make_room]

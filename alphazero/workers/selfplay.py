@@ -3,8 +3,8 @@
 Each finished game comes out as a `GameRecord`: for every recorded position the encoded
 planes, the search's visit distribution pi, the outcome z from the view of the side to move
 there (for Connect6 the side placing that stone; times the search's discount per ply left to
-play, when one is set; mixed with the final piece margin under a score utility), and the
-position's symmetry maps, which the replay buffer uses to store every symmetric image.
+play, when one is set), and the position's symmetry maps, which the replay buffer uses to
+store every symmetric image.
 Each position also carries q, the root search's mean value:
 the training loop may mix it into the value target (`value_targets`): z is one noisy
 outcome, q the search's estimate of the same position, so the mix has less variance (the
@@ -52,7 +52,7 @@ class SelfPlayConfig:
 class GameRecord:
     planes: np.ndarray  # uint8 [n, P, H, W]
     pis: np.ndarray  # float32 [n, A]
-    zs: np.ndarray  # float32 [n]: the outcome (with a score utility, mixed with the margin)
+    zs: np.ndarray  # float32 [n]: the outcome
     qs: np.ndarray  # float32 [n]: the root search's value
     cell_syms: np.ndarray  # int16 [n, G, H*W]
     action_syms: np.ndarray  # int16 [n, G, A]
@@ -154,34 +154,20 @@ class SelfPlayWorker:
             search.advance(b, int(actions[b]))
             result = game.status(state)
             if result != ONGOING:
-                finished.append(self._record(history, state, result))
+                finished.append(self._record(history, result))
                 self.histories[b] = _History()
                 self.states[b] = self._new_game(b)
         return finished
 
-    def _outcomes(self, history: _History, final: np.ndarray, result: int) -> np.ndarray:
-        """z per recorded position, shrunk by the search's discount per ply left to play, and
-        with a score utility w, (1 - w) * z + w * the final piece margin over the cells: the
+    def _outcomes(self, history: _History, result: int) -> np.ndarray:
+        """z per recorded position, shrunk by the search's discount per ply left to play: the
         value head learns what the search backs up."""
-        config = self.search.config
         outcomes = np.array([outcome_for(result, m) for m in history.movers], dtype=np.float64)
         plies_left = len(history.moves) - np.array(history.recorded_plies)
-        values = outcomes * config.discount ** plies_left
-        if config.score_utility:
-            values = ((1 - config.score_utility) * values
-                      + config.score_utility * self._margins(history, final))
+        values = outcomes * self.search.config.discount ** plies_left
         return values.astype(np.float32)
 
-    def _margins(self, history: _History, final: np.ndarray) -> np.ndarray:
-        """The final position's piece margin over the cells, from each recorded position's
-        mover's view, read from the encoding's first two planes (the side to move's pieces
-        and the opponent's, games.core.base)."""
-        planes = self.game.encode(final)
-        margin = (planes[0] - planes[1]).mean(dtype=np.float64)
-        signs = np.where(np.array(history.movers) == self.game.to_move(final), 1, -1)
-        return signs * margin
-
-    def _record(self, history: _History, final: np.ndarray, result: int) -> GameRecord:
+    def _record(self, history: _History, result: int) -> GameRecord:
         if not history.recorded_plies:  # every move was a fast search: a game, no samples
             g = self.game
             return GameRecord(
@@ -194,7 +180,7 @@ class SelfPlayWorker:
                 recorded_plies=np.zeros(0, dtype=np.int16), result=result)
         return GameRecord(
             planes=np.stack(history.planes), pis=np.stack(history.pis).astype(np.float32),
-            zs=self._outcomes(history, final, result),
+            zs=self._outcomes(history, result),
             qs=np.array(history.root_values, dtype=np.float32),
             cell_syms=np.stack(history.cell_syms), action_syms=np.stack(history.action_syms),
             moves=np.array(history.moves, dtype=np.int16),
