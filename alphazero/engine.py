@@ -9,7 +9,8 @@ Connect-4 column from 1, a Connect6 point such as F5 (row 1 at the bottom, no I)
 square such as d3, or pass. A Connect6 turn is two stones, so two play or genmove commands of
 the same colour. Besides the standard commands:
 
-  set_game [NAME] key=value ...   change the game's parameters (or the game, from its defaults),
+  set_game [NAME] key=value ...   change the game's parameters (or the game, from its config:
+                                  NAME as game=NAME names it, e.g. connect4_classic),
                                   e.g. `set_game rows=9 cols=10 forbidden=[4,4]`; clears the board
   boardsize N                     Connect6 sizes 6-19; Othello 8 only; Connect-4 uses set_game
   final_score                     Othello: the disc difference (B+n, W+n or 0), also mid-game;
@@ -35,7 +36,7 @@ from alphazero.config.choices import check_group_choices
 from alphazero.config.settings import build_game, validate
 from alphazero.config.paths import CONF_DIR
 from alphazero.play import make_agent, run_or_exit, text_input
-from alphazero.config.presets import advisors_of, load_presets, playing_budget
+from alphazero.config.presets import advisors_of, load_presets, named_game, playing_budget
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.core.cli import parse_overrides
@@ -175,7 +176,7 @@ class GtpEngine:
         if {"rows", "cols"} & changes.keys():
             params.pop("size", None)  # a rectangle replaces a square board's size
         params.update(changes)
-        self.switch_game(make_game(name, **params))
+        self.switch_game(named_game(name, **params))
         return ""
 
     def boardsize(self, args) -> str:

@@ -11,9 +11,10 @@ KIND is one of
   train     trainer samples/s at the default batch size
   engines   GTP engines' seconds per move alone and side by side, and the ratio
             (engines=2, moves=6; alphazero/bench/engines.py)
-Keys other than the bench's own (trees, simulations, iterations, seconds, batch, threads,
-workers, share, fast, moves, engines)
-are game parameters, e.g. `size=19`. Rows print as a table, or with --json as one JSON
+NAME is what `game=NAME` names on every command: a game's config (conf/game/, such as
+connect4_classic) or a registered game. Keys other than the bench's own (trees, simulations,
+iterations, seconds, batch, threads, workers, share, fast, moves, engines) are game
+parameters on top of it, e.g. `size=19`. Rows print as a table, or with --json as one JSON
 object each. `threads` sets torch's thread count (default: torch's own choice).
 """
 from __future__ import annotations
@@ -36,7 +37,8 @@ from alphazero.search.pure_mcts import PureMCTS
 from alphazero.config.settings import default_config
 from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker
 from alphazero.train.trainer import Trainer, measure_training
-from games import GameError, make_game
+from alphazero.config.presets import named_game
+from games import GameError
 from games.core.cli import parse_overrides
 from games.core.perft import compiled
 from games.core.rng import make_rng
@@ -60,7 +62,8 @@ def bench_search(game, options: dict) -> list[dict]:
     seconds = float(options.get("seconds", 2.0))
     rows = []
     for trees in options.get("trees", [1, 64, 512]):
-        search = BatchedSearch(game, trees, simulations, SearchConfig(arena_factor=1.0))
+        search = BatchedSearch(game, trees, simulations,
+                               SearchConfig.from_cfg(default_config().mcts, arena_factor=1.0))
         priors = np.ones((trees * search.config.leaves_per_tree, game.num_actions), np.float32)
         values = np.zeros(len(priors), np.float32)
         rng = np.random.default_rng(0)
@@ -191,7 +194,7 @@ def bench_selfplay(game, options: dict) -> list[dict]:
         counts["positions"] += len(planes)
         return out
 
-    worker = SelfPlayWorker(game, counting, config, SearchConfig())
+    worker = SelfPlayWorker(game, counting, config, SearchConfig.from_cfg(default_config().mcts))
     search_run = worker.search.run
 
     def counting_run(evaluator, add_noise=False, simulations=None):
@@ -254,7 +257,8 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
     precision = "float32"
     spec = WorkerSpec(game_name=game.name, game_params=game.params(), model_kind="cnn",
                       model_sizes={}, device=_device().type, precision=precision,
-                      selfplay=config, search=SearchConfig(), seed=0)
+                      selfplay=config, search=SearchConfig.from_cfg(default_config().mcts),
+                      seed=0)
     pool = LocalPool(spec, workers, max_games_in_flight=10**9, shared_inference=True)
     pool.start(weights_to_bytes(model.state_dict()))
     counters = pool.service.counters
@@ -326,7 +330,7 @@ def main(argv: list[str]) -> int:
                 options[key] = [options[key]]
         if "threads" in options:
             torch.set_num_threads(int(options["threads"]))
-        rows = BENCHES[words[0]](make_game(name, **params), options)
+        rows = BENCHES[words[0]](named_game(name, **params), options)
     except (GameError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
