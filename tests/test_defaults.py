@@ -23,6 +23,8 @@ SHIPPED = sorted(path.stem for path in PRETRAINED_DIR.glob("*.pt"))
 # eval.interval is the gate's, which only measures: some recipe runs ran without it.
 RUN_KEYS = {"run_name", "seed", "threads", "train.resume", "train.checkpoint_dir",
             "train.max_minutes", "eval.interval"}
+# settings since removed, each with the value that is now the only behaviour
+REMOVED_KEYS = {"selfplay.noise": True}
 
 
 def flat(tree: dict, prefix: str = "") -> dict:
@@ -44,6 +46,8 @@ def test_each_games_defaults_are_the_configuration_behind_its_shipped_network(na
         del saved["selfplay.precision"]  # float32 unless the CPU had AVX512-BF16, not recorded
     for key, only in checkpoint.REMOVED_SIZES.items():  # network sizes since removed
         assert saved.pop(f"model.sizes.{key}", only) == only, key
+    for key, only in REMOVED_KEYS.items():
+        assert saved.pop(key, only) == only, key
     shared = (saved.keys() & composed.keys()) - RUN_KEYS
     assert {k for k in shared if k.startswith(("mcts.", "selfplay.", "replay.", "train.", "eval.",
                                                 "model.", "game."))} >= {"mcts.simulations", "train.lr"}

@@ -32,7 +32,6 @@ class SelfPlayConfig:
     simulations: int  # mcts.simulations: the full search's budget
     games_in_parallel: int  # K: trees searched together, one batch per search step
     temperature_moves: int  # plies played with tau = 1 (sampled); argmax after
-    noise: bool  # Dirichlet noise at the root
     full_search_share: float  # playout cap randomisation: share of full, recorded searches
     fast_simulations: int  # the other moves' search budget
     opening_plies: int  # this many uniformly random moves start a share of the games
@@ -129,8 +128,7 @@ class SelfPlayWorker:
         # With the cap off, draw nothing: the worker's random stream stays what it was before.
         full = (self.rng.random(search.num_trees) < cfg.full_search_share
                 if cfg.full_search_share < 1.0 else np.ones(search.num_trees, dtype=np.bool_))
-        noisy = cfg.noise & full
-        search.run(self.evaluator, add_noise=noisy,
+        search.run(self.evaluator, add_noise=full,
                    simulations=np.where(full, cfg.simulations, cfg.fast_simulations))
         visits = search.visit_counts()
         root_values = search.root_values()
