@@ -1,7 +1,8 @@
 """Game rules as Numba kernels behind one contract (games.core.base).
 
 Each game is a package `games/<name>/` whose `__init__` defines `GAME`, its games.core.base.Game
-subclass, and `ADVISORS`, the play-time help it offers the agent (games.core.advice), beside
+subclass, `ADVISORS`, the play-time help it offers the agent (games.core.advice), and where it
+has an exact solver `JUDGE`, which scores a player's moves (alphazero.evaluate.judges), beside
 what belongs to that game alone (a solver, a threat search). `GAMES` lists them: adding a game
 means adding its package and its name here.
 """
@@ -13,7 +14,7 @@ from games.core.advice import Advisor, LeafRollouts
 from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, Game, GameError
 
 __all__ = ["Game", "GameError", "ONGOING", "FIRST_WON", "SECOND_WON", "DRAW", "GAMES",
-           "game_advisors", "game_class", "game_names", "make_game"]
+           "game_advisors", "game_class", "game_judge", "game_names", "make_game"]
 
 GAMES = ("connect4", "connect6", "gomoku", "othello")  # the packages of games/ that are games
 
@@ -38,3 +39,9 @@ def game_advisors(name: str) -> dict[str, type[Advisor]]:
     """The advisors a game offers its agent, by the name `game.advisors` gives them."""
     game_class(name)  # a clear error for an unknown game
     return {LeafRollouts.name: LeafRollouts, **importlib.import_module(f"games.{name}").ADVISORS}
+
+
+def game_judge(name: str):
+    """The exact judge of a game's moves, or None where it has none."""
+    game_class(name)
+    return getattr(importlib.import_module(f"games.{name}"), "JUDGE", None)

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from alphazero.nn import checkpoint
-from alphazero.config.settings import ConfigError
+from alphazero.config.errors import ConfigError
 from alphazero.nn.network import build_model
-from alphazero.evaluate.judges import (ENDGAME_EMPTIES, check_supported, optimal_move_rate,
-                                     solved_positions)
+from alphazero.evaluate.judges import make_judge, optimal_move_rate, solved_positions
 from games import ONGOING, make_game
 from games.connect4.solver import ILLEGAL_MOVE_SCORE, Connect4Solver
+from games.othello.judge import ENDGAME_EMPTIES
 from games.othello.solver import OthelloSolver
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,13 +159,13 @@ def test_evaluate_scores_othello_endgames(tmp_path):
                                     {"rows": [9, 12], "cols": [9, 12], "forbidden": None}])
 def test_needs_one_board_without_a_forbidden_cell(params):
     with pytest.raises(ConfigError, match="without a forbidden cell"):
-        check_supported(make_game("connect4", **params), "random")
+        make_judge(make_game("connect4", **params), "random")
 
 
 def test_refuses_other_games_and_kinds():
-    with pytest.raises(ConfigError, match="needs Othello, or Connect-4"):
-        check_supported(make_game("connect6"), "random")
-    with pytest.raises(ConfigError, match="early is for Connect-4"):
-        check_supported(make_game("othello"), "early")
+    with pytest.raises(ConfigError, match="needs a game with an exact judge .connect4, othello., not connect6"):
+        make_judge(make_game("connect6"), "random")
+    with pytest.raises(ConfigError, match="solver_kind=early is not for othello"):
+        make_judge(make_game("othello"), "early")
     with pytest.raises(ConfigError, match="solver_kind must be one of"):
-        check_supported(make_game("othello"), "openings")
+        make_judge(make_game("othello"), "openings")

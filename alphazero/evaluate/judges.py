@@ -1,13 +1,13 @@
 """How often a player's move keeps the exact game result, judged by an exact solver.
 
-Two judges: classic Connect-4 on one fixed board without a forbidden cell
-(games.connect4.solver: Pons' scores, quick wins high) and Othello endgames in either rule set
-(games.othello.solver: the final disc difference). The positions are reached from the start
-by one of three kinds of play:
+The judges are the games' own (`JUDGE` in a game's package): classic Connect-4 on one fixed
+board without a forbidden cell (games/connect4/judge.py: Pons' scores, quick wins high) and
+Othello endgames in either rule set (games/othello/judge.py: the final disc difference). The
+positions are reached from the start by one of three kinds of play:
 
   random    uniformly random moves: Connect-4 for a number of plies drawn from `plies`,
-            Othello until ENDGAME_EMPTIES playable empty cells remain (drawn in that range);
-  early     Connect-4 only: EARLY_PLIES uniformly random moves, judged by outcome alone
+            Othello until 10-14 playable empty cells remain;
+  early     Connect-4 only: 8-14 uniformly random moves, judged by outcome alone
             (win, draw or loss: exact scores that early cost too many nodes);
   selfplay  pure MCTS at SELFPLAY_PLAYOUTS playing both sides, stopping as `random` does.
 
@@ -28,67 +28,29 @@ import numpy as np
 
 from alphazero.config.errors import ConfigError
 from alphazero.agent.agent import PureMCTSAgent
-from games import ONGOING
-from games.connect4.solver import Connect4Solver
-from games.othello.solver import OthelloSolver
+from games import GAMES, ONGOING, GameError, game_judge
 
 KINDS = ("random", "early", "selfplay")
-NODE_LIMIT = 5_000_000  # Connect-4 exact scores, per position; deeper positions are skipped
-OUTCOME_NODE_LIMIT = 200_000_000  # Connect-4 outcomes only (early): a few minutes at most
-EARLY_PLIES = (8, 14)
-ENDGAME_EMPTIES = (10, 14)  # Othello: playable empty cells (the course rules' corners not counted)
 SELFPLAY_PLAYOUTS = 1000
 
 
-class Connect4Judge:
-    """Each column's Pons score (or with `outcome_only` its sign) after a number of plies."""
-
-    def __init__(self, game, outcome_only: bool):
-        self.solver = Connect4Solver(game.rows[0], game.cols[0])
-        self.outcome_only = outcome_only
-        self.node_limit = OUTCOME_NODE_LIMIT if outcome_only else NODE_LIMIT
-
-    def reached(self, state, moves, target) -> bool:
-        return len(moves) >= target
-
-    def values(self, state, moves):
-        return self.solver.move_scores(moves, self.node_limit, self.outcome_only)
-
-
-class OthelloJudge:
-    """Each action's exact final disc difference once `target` playable cells are empty."""
-    outcome_only = False
-
-    def __init__(self, game):
-        self.solver = OthelloSolver(game)
-
-    def reached(self, state, moves, target) -> bool:
-        return self.solver.game.playable_empties(state) <= target
-
-    def values(self, state, moves):
-        return self.solver.move_values(state)
-
-
-def check_supported(game, kind: str) -> None:
-    """Refuse a game or kind the judges cannot measure, in one sentence."""
+def make_judge(game, kind: str):
+    """The judge the game declares (games.game_judge) for this kind of position; one
+    sentence where there is none."""
     if kind not in KINDS:
         raise ConfigError(f"solver_kind must be one of {', '.join(KINDS)}, not '{kind}'.")
-    if game.name == "othello":
-        if kind == "early":
-            raise ConfigError("solver_kind=early is for Connect-4; Othello is judged in the "
-                              "endgame (random or selfplay).")
-        return
-    if game.name != "connect4" or game.forbidden is not None or len(set(game.rows)) > 1 \
-            or len(set(game.cols)) > 1:
-        raise ConfigError("the solver measure needs Othello, or Connect-4 on one fixed board "
-                          "without a forbidden cell (e.g. game=connect4_classic).")
-
-
-def make_judge(game, kind: str):
-    check_supported(game, kind)
-    if game.name == "othello":
-        return OthelloJudge(game)
-    return Connect4Judge(game, outcome_only=kind == "early")
+    judge = game_judge(game.name)
+    if judge is None:
+        raise ConfigError(f"the solver measure needs a game with an exact judge "
+                          f"({', '.join(name for name in GAMES if game_judge(name))}), not "
+                          f"{game.name}.")
+    if kind not in judge.kinds:
+        raise ConfigError(f"solver_kind={kind} is not for {game.name}; its judge takes "
+                          f"{', '.join(judge.kinds)}.")
+    try:
+        return judge(game, kind)
+    except GameError as error:
+        raise ConfigError(str(error)) from None
 
 
 def solved_positions(game, count: int, kind: str, plies: tuple[int, int], seed: int = 0):
@@ -96,8 +58,7 @@ def solved_positions(game, count: int, kind: str, plies: tuple[int, int], seed: 
     when the values are outcomes (1, 0, -1) rather than scores. `plies` bounds Connect-4's
     random and selfplay positions."""
     judge = make_judge(game, kind)
-    targets = ENDGAME_EMPTIES if game.name == "othello" else EARLY_PLIES if kind == "early" \
-        else plies
+    targets = judge.targets(kind, plies)
     rng = np.random.default_rng(seed)
     mcts = PureMCTSAgent(game, SELFPLAY_PLAYOUTS, seed=seed) if kind == "selfplay" else None
     states, values, seen = [], [], set()

@@ -206,7 +206,7 @@ def check_solver_options(game, cfg: DictConfig) -> None:
     if not isinstance(cfg.solver_positions, int) or cfg.solver_positions < 0:
         raise ConfigError(f"solver_positions must be a number of positions, not {cfg.solver_positions}.")
     if cfg.solver_positions:
-        judges.check_supported(game, cfg.solver_kind)
+        judges.make_judge(game, cfg.solver_kind)
         plies = list(cfg.solver_plies)
         if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
             raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies}.")
