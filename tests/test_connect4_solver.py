@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from games.connect4.solver import ILLEGAL_MOVE_SCORE, UNPROVED, Connect4Solver
+from games.connect4.solver import ILLEGAL_MOVE_SCORE, Connect4Solver
 
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))  # (column step, row step)
 
@@ -207,7 +207,7 @@ def test_node_limit_gives_none_then_the_exact_answer():
     assert solver.last_nodes > 1000
     assert solver.optimal_moves(moves, node_limit=1000) is None
     with pytest.raises(ValueError, match="positive number of nodes"):
-        solver.column_outcomes_on_board(drawn_board(moves), 0)
+        solver.move_scores(moves, node_limit=0)
     exact = solver.move_scores(moves)
     assert exact.tolist() == Connect4Solver(6, 7, table_bits=18).move_scores(moves).tolist()
     assert solver.last_nodes > 0
@@ -270,34 +270,6 @@ def test_a_drawn_board_scores_as_its_moves(solver_6x7, stones, random_moves_6x7)
             np.testing.assert_array_equal(
                 solver_6x7.move_scores_on_board(drawn_board(moves), outcome_only=outcome_only),
                 solver_6x7.move_scores(moves, outcome_only=outcome_only))
-
-
-@pytest.mark.parametrize("stones", [14, 19, 25])
-def test_column_outcomes_with_room_for_every_proof_are_the_outcomes(solver_6x7, stones, random_moves_6x7):
-    rng = random.Random(stones)
-    for _ in range(3):
-        moves = random_moves_6x7(rng, stones)
-        np.testing.assert_array_equal(
-            solver_6x7.column_outcomes_on_board(drawn_board(moves), 1 << 40),
-            solver_6x7.move_scores(moves, outcome_only=True))
-
-
-def test_column_outcomes_keep_each_column_proved_within_the_budget(random_moves_6x7):
-    """Where move_scores runs out of nodes and gives nothing, column_outcomes_on_board keeps
-    the columns whose proofs fit, each with its true outcome, within the same budget."""
-    rng, partly_proved = random.Random(7), 0
-    for _ in range(12):
-        moves = random_moves_6x7(rng, 10)
-        solver = Connect4Solver(6, 7, table_bits=18)
-        outcomes = solver.column_outcomes_on_board(drawn_board(moves), 30_000)
-        assert solver.last_nodes <= 30_000
-        truth = Connect4Solver(6, 7, table_bits=18).move_scores(moves, outcome_only=True)
-        proved = outcomes != UNPROVED
-        np.testing.assert_array_equal(outcomes[proved], truth[proved])
-        if proved.any() and not proved.all():
-            partly_proved += 1
-            assert Connect4Solver(6, 7, table_bits=18).move_scores(moves, 30_000) is None
-    assert partly_proved >= 3  # the budget is tight enough to leave some columns unproved
 
 
 def test_the_game_draws_its_boards_as_the_solver_reads_them(solver_6x7, random_moves_6x7):

@@ -38,9 +38,9 @@ import operator
 import numpy as np
 
 from games.connect4 import bitboard_search as kernels
-from games.connect4.bitboard_search import ABORTED, ILLEGAL_MOVE_SCORE, NODES, NO_LIMIT
+from games.connect4.bitboard_search import ABORTED, NODES, NO_LIMIT
+from games.connect4.bitboard_search import ILLEGAL_MOVE_SCORE  # noqa: F401 (move_scores' full column)
 
-UNPROVED = 2  # column_outcomes_on_board's value for a column not proved within the budget
 MAX_BITS = 63  # (rows + 1) * cols must fit below the sign bit of an int64
 MIN_TABLE_BITS = 10  # a smaller table would leave quotients too wide for the entry
 
@@ -134,37 +134,6 @@ class Connect4Solver:
         side to move is the one with fewer stones, the first player on equal counts. Raises
         ValueError if no legal game reaches the board or the game on it is over."""
         return self._scores(self._board_position(board), node_limit, outcome_only)
-
-    def column_outcomes_on_board(self, board: np.ndarray, node_limit: int) -> np.ndarray:
-        """Each column's outcome on `board` (drawn as `move_scores_on_board` takes it) for the
-        side to move: 1 win, 0 draw, -1 loss, ILLEGAL_MOVE_SCORE for a full column, UNPROVED
-        where its proof did not fit the budget. Unlike move_scores, which proves every column
-        or returns nothing, each column keeps what was proved: early in the game a few proved
-        wins or losses are still worth knowing.
-
-        The `node_limit` nodes are shared: first each open column gets an equal share, centre
-        first; then the columns still unproved get, in turn, whatever is left, so a column
-        that needs more than its share can use what easier ones did not spend. (The table
-        keeps what an unfinished proof did prove below its root, so a retry does not start
-        over.)"""
-        current, mask, stones = self._board_position(board)
-        open_columns = [int(col) for col in self._order if board[0, col] == 0]
-        outcomes = np.full(self.cols, ILLEGAL_MOVE_SCORE, dtype=np.int64)
-        outcomes[open_columns] = UNPROVED
-        self._start(node_limit)  # validates the budget
-        spent, share = 0, node_limit // max(len(open_columns), 1)
-        for first_pass in (True, False):
-            for col in open_columns:
-                budget = share if first_pass else node_limit - spent
-                if outcomes[col] != UNPROVED or budget < 1:
-                    continue
-                self._start(budget)
-                score = kernels.column_score(current, mask, stones, col, *self._kernel_args(), True)
-                spent += min(int(self._stats[NODES]), budget)
-                if not self._stats[ABORTED]:
-                    outcomes[col] = score
-        self.last_nodes = spent
-        return outcomes
 
     def _scores(self, position, node_limit, outcome_only):
         current, mask, stones = position
