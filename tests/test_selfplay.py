@@ -23,7 +23,7 @@ def uniform(planes, legal):
 def finished_games(game, count, simulations=8, discount=1.0, **config):
     worker = SelfPlayWorker(game, uniform, SelfPlayConfig.from_cfg(default_config(), simulations=simulations, games_in_parallel=4,
                                                           **config),
-                            SearchConfig(discount=discount), seed=5)
+                            SearchConfig.from_cfg(default_config().mcts, discount=discount), seed=5)
     games = []
     while len(games) < count:
         games += worker.play_move()
@@ -42,7 +42,7 @@ def test_one_simulation_a_move_is_refused():
                    SelfPlayConfig.from_cfg(default_config(), simulations=8, full_search_share=0.5,
                                           fast_simulations=1)):
         with pytest.raises(ValueError, match="expands a fresh root"):
-            SelfPlayWorker(game, uniform, config, SearchConfig())
+            SelfPlayWorker(game, uniform, config, SearchConfig.from_cfg(default_config().mcts))
 
 
 def test_connect6_records_replay_the_game():
@@ -153,6 +153,7 @@ def test_connect4_is_augmented_by_the_mirror_only():
 
 
 RESTART_SCRIPT = """
+from alphazero.config.settings import default_config
 from alphazero.search.puct import SearchConfig
 from alphazero.nn.network import build_model
 from alphazero.nn.checkpoint import weights_to_bytes
@@ -165,8 +166,8 @@ if __name__ == "__main__":
     spec = WorkerSpec(game_name="connect4", game_params=game.params(), model_kind="cnn",
                       model_sizes={"channels": [4, 4, 4]}, device="cpu", precision="float32",
                       selfplay=SelfPlayConfig.from_cfg(default_config(), simulations=4, games_in_parallel=2),
-                      search=SearchConfig(), seed=0)
-    pool = LocalPool(spec, workers=1)
+                      search=SearchConfig.from_cfg(default_config().mcts), seed=0)
+    pool = LocalPool(spec, workers=1, max_games_in_flight=default_config().pool.max_games_in_flight)
     pool.start(weights_to_bytes(build_model("cnn", game, channels=[4, 4, 4]).state_dict()))
     first = len(pool.collect(10))
     pool.processes[0].kill()

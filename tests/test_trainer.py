@@ -33,7 +33,7 @@ def fixed_batch(size: int = 32):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_loss_falls_on_a_fixed_batch(kind):
-    trainer = Trainer(make(kind), lr=1e-3)
+    trainer = Trainer(make(kind), lr=1e-3, weight_decay_l2=1e-4, optimizer="adam")
     batch = fixed_batch()
     history = [trainer.train_step(*batch, measure_kl=step % 2 == 0) for step in range(200)]
     for step, metrics in enumerate(history):
@@ -52,19 +52,19 @@ def test_loss_falls_on_a_fixed_batch(kind):
 def test_l2_term_is_the_weighted_sum_of_squared_weights():
     model = make("resnet")
     weights = [p.detach().clone() for p in model.parameters() if p.dim() > 1]
-    metrics = Trainer(model, weight_decay_l2=1e-3).train_step(*fixed_batch())
+    metrics = Trainer(model, lr=1e-3, weight_decay_l2=1e-3, optimizer="adam").train_step(*fixed_batch())
     assert metrics["loss/l2"] == pytest.approx(1e-3 * sum(float((w ** 2).sum()) for w in weights),
                                                rel=1e-5)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_kl_is_zero_when_the_weights_do_not_move(kind):
-    trainer = Trainer(make(kind), lr=0.0, optimizer="sgd")
+    trainer = Trainer(make(kind), lr=0.0, weight_decay_l2=1e-4, optimizer="sgd")
     assert abs(trainer.train_step(*fixed_batch(), measure_kl=True)["policy/kl"]) < 1e-6
 
 
 def test_kl_is_positive_when_a_step_moves_the_policy():
-    trainer = Trainer(make("cnn"), lr=1e-2)
+    trainer = Trainer(make("cnn"), lr=1e-2, weight_decay_l2=1e-4, optimizer="adam")
     assert trainer.train_step(*fixed_batch(), measure_kl=True)["policy/kl"] > 1e-6
 
 
@@ -75,16 +75,16 @@ def test_a_step_updates_batch_norm_statistics_once():
     planes, pis, zs = fixed_batch()
     with torch.no_grad():
         reference(torch.from_numpy(planes).contiguous(memory_format=torch.channels_last))
-    Trainer(model, lr=0.0, optimizer="sgd").train_step(planes, pis, zs)
+    Trainer(model, lr=0.0, weight_decay_l2=1e-4, optimizer="sgd").train_step(planes, pis, zs)
     for got, want in zip(model.buffers(), reference.buffers()):
         assert torch.equal(got, want)
 
 
 def test_optimizer_state_round_trip(tmp_path):
-    trainer = Trainer(make("cnn"))
+    trainer = Trainer(make("cnn"), lr=0.002, weight_decay_l2=1e-4, optimizer="adam")
     trainer.train_step(*fixed_batch())
     torch.save(trainer.state_dict(), tmp_path / "optimizer.pt")
-    restored = Trainer(make("cnn"))
+    restored = Trainer(make("cnn"), lr=0.002, weight_decay_l2=1e-4, optimizer="adam")
     restored.load_state_dict(torch.load(tmp_path / "optimizer.pt", weights_only=True))
     saved, loaded = trainer.state_dict()["state"], restored.state_dict()["state"]
     assert saved.keys() == loaded.keys()
@@ -93,9 +93,9 @@ def test_optimizer_state_round_trip(tmp_path):
 
 
 def test_restored_optimizer_takes_the_new_learning_rate(tmp_path):
-    trainer = Trainer(make("cnn"), lr=0.002)
+    trainer = Trainer(make("cnn"), lr=0.002, weight_decay_l2=1e-4, optimizer="adam")
     trainer.train_step(*fixed_batch())
-    annealed = Trainer(make("cnn"), lr=0.0005)
+    annealed = Trainer(make("cnn"), lr=0.0005, weight_decay_l2=1e-4, optimizer="adam")
     annealed.load_state_dict(trainer.state_dict())
     assert annealed.train_step(*fixed_batch())["lr"] == 0.0005
     assert trainer.state_dict()["param_groups"][0]["lr"] == 0.002  # the saved state is untouched
@@ -103,11 +103,11 @@ def test_restored_optimizer_takes_the_new_learning_rate(tmp_path):
 
 def test_bad_settings_are_clear_errors():
     with pytest.raises(ValueError, match="unknown optimizer 'rmsprop'"):
-        Trainer(make("cnn"), optimizer="rmsprop")
+        Trainer(make("cnn"), lr=0.002, weight_decay_l2=1e-4, optimizer="rmsprop")
 
 
 def test_measure_training_reports_a_rate():
-    assert measure_training(Trainer(make("cnn")), SPEC, batch_size=8, seconds=0.05) > 0
+    assert measure_training(Trainer(make("cnn"), lr=0.002, weight_decay_l2=1e-4, optimizer="adam"), SPEC, batch_size=8, seconds=0.05) > 0
 
 
 def test_lr_schedule_takes_the_last_stage_reached():

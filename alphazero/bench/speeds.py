@@ -290,7 +290,9 @@ def bench_train(game, options: dict) -> list[dict]:
     seconds = float(options.get("seconds", 3.0))
     rows = []
     for batch in options.get("batch", [256]):
-        trainer = Trainer(build_model("cnn", game).to(_device()), device=_device())
+        train = default_config().train
+        trainer = Trainer(build_model("cnn", game).to(_device()), train.lr, train.l2,
+                          train.optimizer, device=_device())
         rows.append({"game": game.name, "params": game.params(), "device": _device().type,
                      "threads": torch.get_num_threads(), "batch": batch,
                      "samples_per_s": round(measure_training(trainer, game, batch, seconds))})

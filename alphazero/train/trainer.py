@@ -38,8 +38,10 @@ def _mean_entropy(log_policy: torch.Tensor) -> torch.Tensor:
 class Trainer:
     """Owns the optimizer for `model`; one call of train_step is one gradient step."""
 
-    def __init__(self, model: nn.Module, lr: float = 1e-3, weight_decay_l2: float = 1e-4,
-                 optimizer: str = "adam", device: torch.device | str | None = None):
+    def __init__(self, model: nn.Module, lr: float, weight_decay_l2: float, optimizer: str,
+                 device: torch.device | str | None = None):
+        """`lr`, `weight_decay_l2` and `optimizer` are train.lr, train.l2 and
+        train.optimizer (conf/config.yaml: their defaults and meaning)."""
         self.device = torch.device(device) if device is not None else next(model.parameters()).device
         # channels_last: the layout oneDNN and cuDNN convolve fastest (on one CPU core,
         # 1.05-1.26x the gradient steps of the default layout; docs/performance.md).

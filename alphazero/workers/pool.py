@@ -139,7 +139,7 @@ class LocalPool:
 
     MAX_RESTARTS_WITHOUT_GAMES = 3
 
-    def __init__(self, spec: WorkerSpec, workers: int, max_games_in_flight: int = 256,
+    def __init__(self, spec: WorkerSpec, workers: int, max_games_in_flight: int,
                  shared_inference: bool | None = None):
         if max_games_in_flight < workers:
             raise ValueError(f"pool.max_games_in_flight must be at least the number of workers "
