@@ -355,10 +355,6 @@ class Connect4(Game):
         """int8 [rows, cols], row 0 the top: 0 empty, 1 the first player, 2 the second."""
         return _board(state)
 
-    def forbidden_cell(self, state: np.ndarray) -> tuple[int, int] | None:
-        """(row, col) of this state's forbidden cell, or None."""
-        return _forbidden(state)
-
     def render(self, state: np.ndarray) -> str:
         board, forbidden = _board(state), _forbidden(state)
         width = 2 if board.shape[1] < 10 else 3

@@ -103,10 +103,6 @@ class Connect4Solver:
         self._stats = np.zeros(3, dtype=np.int64)
         self.last_nodes = 0
 
-    def clear_table(self) -> None:
-        """Forget every stored bound (results never depend on it; only speed does)."""
-        self._table[:] = 0
-
     def solve(self, moves) -> int:
         """The exact score of the position after `moves`, for the side to move.
 

@@ -24,9 +24,3 @@ def next_u64(rng):
 def rand_below(rng, n):
     """Uniform integer in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift, no division)."""
     return np.int64(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
-
-
-@njit(cache=True, inline="always")
-def rand_unit(rng):
-    """Uniform float in [0, 1)."""
-    return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.core.base import DRAW, ONGOING, Game, GameError, check_param_names, int_param
+from games.core.base import (DRAW, ONGOING, Game, GameError, bool_param, check_param_names,
+                             int_param)
 from games.core.rng import rand_below
 from games.core.stone_board import (BLACK, COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard,
                                add_to_lines, board_symmetries, legal_cells, line_block,
@@ -198,10 +199,7 @@ class Gomoku(StoneBoard, Game):
     def __init__(self, **params):
         check_param_names(self.name, params, ["size", "rows", "cols", "exact_five"])
         self.rows, self.cols = _board_shape(params)
-        self.exact_five = params.get("exact_five", False)
-        if not isinstance(self.exact_five, bool):
-            raise GameError(f"gomoku parameter exact_five must be true or false, "
-                            f"not '{self.exact_five}'.")
+        self.exact_five = bool_param(self.name, "exact_five", params.get("exact_five", False))
         self.height, self.width = self.rows, self.cols
         self.num_actions = self.rows * self.cols
         self.state_size = BOARD + (self.rows + 2) * (self.cols + 1)
