@@ -10,9 +10,10 @@ from omegaconf import OmegaConf
 from alphazero.config import threads
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.config.settings import build_game, search_config, validate
+from alphazero.config.settings import build_game, validate
 from alphazero.config.paths import CONF_DIR, PRETRAINED_DIR
 from alphazero.agent.build import build_agent, default_checkpoint
+from alphazero.search.puct import SearchConfig
 from games import make_game
 
 from helpers import ROOT
@@ -70,7 +71,7 @@ def test_the_agent_searches_with_random_playouts_and_self_play_without(game, com
     cfg = compose_config("play", f"game={game}")
     assert build_agent(build_game(cfg), cfg, "az").search_config.rollout_share == 0.25
     training = compose_config("config", f"game={game}")
-    assert search_config(training).rollout_share == 0.0
+    assert SearchConfig.from_cfg(training.mcts).rollout_share == 0.0
 
 
 def test_training_keeps_the_recipes_self_play_budget(compose_config):

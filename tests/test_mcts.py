@@ -3,12 +3,12 @@ batched == single-tree, and arena exhaustion with tree reuse."""
 import numpy as np
 import pytest
 
-from alphazero.search.puct import BatchedSearch, SearchConfig
+from alphazero.search.puct import BatchedSearch
 from alphazero.search.puct_kernels import IN_EDGE, NODES_USED, PARENT, STATUS, TO_PLAY, VISITS
 from games import FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.core.rng import make_rng
 
-from helpers import BLOCK_ONLY, WIN_IN_ONE
+from helpers import BLOCK_ONLY, WIN_IN_ONE, search_settings
 
 
 def uniform_evaluator(planes, legal):
@@ -29,7 +29,7 @@ def hashed_evaluator(planes, legal):
 
 
 def best_move(game, state, simulations, evaluator=uniform_evaluator, **config):
-    search = BatchedSearch(game, 1, simulations, SearchConfig(**config))
+    search = BatchedSearch(game, 1, simulations, search_settings(**config))
     search.set_root(0, state)
     search.run(evaluator)
     visits = search.visit_counts()[0]
@@ -131,7 +131,7 @@ def test_root_value_converges_to_the_solved_value(winning_moves):
 
     errors = []
     for sims in (50, 400, 3000):
-        search = BatchedSearch(game, 1, sims)
+        search = BatchedSearch(game, 1, sims, search_settings())
         search.set_root(0, state)
         search.run(exact)
         errors.append(abs(search.root_values()[0] - truth))
@@ -165,7 +165,7 @@ def values_by_planes(values: dict):
 
 def chosen_moves(game, states, simulations, evaluator, **config) -> np.ndarray:
     """The most visited move of one search from each of `states`, all searched together."""
-    search = BatchedSearch(game, len(states), simulations, SearchConfig(**config))
+    search = BatchedSearch(game, len(states), simulations, search_settings(**config))
     for b, state in enumerate(states):
         search.set_root(b, state)
     search.run(evaluator)
@@ -212,7 +212,7 @@ def test_rollout_share_mixes_one_playout_into_each_leaf(name, params):
         outcome = outcome if game.to_move(state) == 0 else -outcome
         outcomes.add(outcome)
         for share in (0.0, 0.3, 1.0):
-            search = BatchedSearch(game, 1, 1, SearchConfig(rollout_share=share), seed=seed)
+            search = BatchedSearch(game, 1, 1, search_settings(rollout_share=share), seed=seed)
             search.set_root(0, state)
             search.run(constant)
             expected = (1 - share) * network_value + share * outcome
@@ -236,7 +236,7 @@ def test_backup_sign_follows_the_side_to_move(name, discount, othello_pass_win, 
     def constant(planes, legal):
         return uniform_evaluator(planes, legal)[0], np.full(len(planes), leaf_value, np.float32)
 
-    search = BatchedSearch(game, 1, 200, SearchConfig(discount=discount))
+    search = BatchedSearch(game, 1, 200, search_settings(discount=discount))
     search.set_root(0, state)
     search.run(constant)
     nodes, value0 = search.tree.nodes[0], search.tree.value0[0]
@@ -271,13 +271,13 @@ def test_batched_equals_single_tree(name, params):
         for _ in range(length):
             game.play(state, int(rng.choice(game.legal_list(state))))
         states.append(state)
-    batched = BatchedSearch(game, len(states), 120)
+    batched = BatchedSearch(game, len(states), 120, search_settings())
     for b, state in enumerate(states):
         batched.set_root(b, state)
     batched.run(hashed_evaluator)
     together = batched.visit_counts()
     for b, state in enumerate(states):
-        single = BatchedSearch(game, 1, 120)
+        single = BatchedSearch(game, 1, 120, search_settings())
         single.set_root(0, state)
         single.run(hashed_evaluator)
         np.testing.assert_array_equal(single.visit_counts()[0], together[b])
@@ -289,7 +289,7 @@ def test_batched_equals_single_tree(name, params):
                                          ("othello", {"rules": "course"})])
 def test_long_games_with_tiny_arenas_and_reuse(name, params, leaves):
     game = make_game(name, **params)
-    config = SearchConfig(arena_factor=1.3, leaves_per_tree=leaves)
+    config = search_settings(arena_factor=1.3, leaves_per_tree=leaves)
     search = BatchedSearch(game, 4, 24, config, seed=1)
     states = [game.new_state() for _ in range(4)]
     for b, state in enumerate(states):
@@ -314,13 +314,13 @@ def test_per_tree_budgets_and_noise_mask():
     """Playout cap randomisation's search: each tree runs exactly its own budget, and noise
     reaches only the roots the mask names."""
     game = make_game("othello", rules="standard")
-    search = BatchedSearch(game, 3, 50, SearchConfig(dirichlet_epsilon=0.5), seed=2)
+    search = BatchedSearch(game, 3, 50, search_settings(dirichlet_epsilon=0.5), seed=2)
     for b in range(3):
         search.set_root(b, game.new_state())
     search.run(hashed_evaluator, add_noise=np.array([True, False, False]),
                simulations=np.array([50, 7, 1]))
     np.testing.assert_array_equal(search.tree.nodes[:, 0, VISITS], [50, 7, 1])
-    clean = BatchedSearch(game, 1, 50)
+    clean = BatchedSearch(game, 1, 50, search_settings())
     clean.set_root(0, game.new_state())
     clean.run(hashed_evaluator, simulations=np.array([7]))
     np.testing.assert_array_equal(search.visit_counts()[1], clean.visit_counts()[0])
@@ -333,7 +333,7 @@ def test_per_tree_budgets_and_noise_mask():
 
 def test_choose_respects_temperature():
     game = make_game("connect4", rows=6, cols=7)
-    search = BatchedSearch(game, 1, 4)
+    search = BatchedSearch(game, 1, 4, search_settings())
     visits = np.array([[0, 10, 0, 30, 0, 0, 0]], dtype=np.float32)
     assert search.choose(visits, 0.0)[0] == 3
     picks = [search.choose(visits, 1.0)[0] for _ in range(400)]

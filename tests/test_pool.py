@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 SLOW_TRAINER_SCRIPT = """
 import os, sys, time
+from alphazero.config.settings import default_config
 from alphazero.search.puct import SearchConfig
 from alphazero.nn.network import build_model
 from alphazero.nn.checkpoint import weights_to_bytes
@@ -37,7 +38,7 @@ if __name__ == "__main__":
     spec = WorkerSpec(game_name="connect4", game_params=game.params(), model_kind="cnn",
                       model_sizes={"channels": [2, 2, 2]}, device="cpu", precision="float32",
                       selfplay=SelfPlayConfig.from_cfg(default_config(), simulations=2, games_in_parallel=64),
-                      search=SearchConfig(), seed=0)
+                      search=SearchConfig.from_cfg(default_config().mcts), seed=0)
     pool = LocalPool(spec, workers=1, max_games_in_flight=int(sys.argv[1]), shared_inference=shared)
     pool.start(weights_to_bytes(build_model("cnn", game, channels=[2, 2, 2]).state_dict()))
     pool.collect(1)  # compiled and playing
@@ -85,7 +86,8 @@ def test_the_service_answers_as_the_network_does(device):
     model = build_model("cnn", game, channels=[4, 4, 4])
     spec = WorkerSpec(game_name="othello", game_params=game.params(), model_kind="cnn",
                       model_sizes={"channels": [4, 4, 4]}, device=device, precision="float32",
-                      selfplay=SelfPlayConfig.from_cfg(default_config(), games_in_parallel=8), search=SearchConfig(), seed=0)
+                      selfplay=SelfPlayConfig.from_cfg(default_config(), games_in_parallel=8),
+                      search=SearchConfig.from_cfg(default_config().mcts), seed=0)
     context = mp.get_context("spawn")
     blocks = [SharedBlock(context, 8, (game.planes, game.height, game.width), game.num_actions)
               for _ in range(3)]

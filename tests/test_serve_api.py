@@ -228,13 +228,14 @@ def test_old_sessions_make_room_for_new_ones(client):
 
 
 def test_principal_variation_follows_the_most_visited_children():
+    from alphazero.config.settings import default_config
     from alphazero.search.puct import SearchConfig
     game = make_game("connect4", rows=6, cols=7, forbidden=None)
 
     def uniform(planes, legal):
         return legal / legal.sum(axis=1, keepdims=True), np.zeros(len(planes), dtype=np.float32)
 
-    search = BatchedSearch(game, 1, 200, SearchConfig())
+    search = BatchedSearch(game, 1, 200, SearchConfig.from_cfg(default_config().mcts))
     search.set_root(0, game.new_state())
     search.run(uniform)
     line = search.principal_variation(0)

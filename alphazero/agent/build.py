@@ -14,9 +14,9 @@ from omegaconf import DictConfig
 from alphazero.agent.agent import NetworkAgent, PureMCTSAgent
 from alphazero.config.devices import select_device
 from alphazero.config.paths import PRETRAINED_DIR
-from alphazero.config.settings import search_config
 from alphazero.nn import checkpoint
 from alphazero.nn.network import checkpoint_inference
+from alphazero.search.puct import SearchConfig
 from games import game_advisors, make_game
 from games.core.advice import Advisor
 
@@ -54,7 +54,7 @@ def checkpoint_agent(game, cfg: DictConfig, saved: dict, path, seed: int = 0) ->
     inference = checkpoint_inference(saved, trained_game, select_device(cfg.device),
                                      cfg.selfplay.precision)
     return NetworkAgent(game, inference, cfg.mcts.simulations,
-                        search_config(cfg, trained_discount(saved)),
+                        SearchConfig.from_cfg(cfg.mcts, trained_discount(saved)),
                         advisors_for(trained_game, cfg), seed=seed, trained_game=trained_game)
 
 

@@ -8,7 +8,6 @@ import os
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from alphazero.search.puct import SearchConfig
 from alphazero.config.compose import compose_config
 from alphazero.config.devices import check_precision, select_device
 from alphazero.config.errors import ConfigError
@@ -239,16 +238,6 @@ def worker_count(setting) -> int:
     if not _is_count(setting):
         raise ConfigError(f"selfplay.workers must be auto or a whole number of at least 0, not {setting!r}.")
     return setting
-
-
-def search_config(cfg: DictConfig, network_discount: float = 1.0) -> SearchConfig:
-    """The search settings; mcts.discount null takes what the network was trained with, so
-    its values mean what the search expects."""
-    m = cfg.mcts
-    return SearchConfig(c_puct=m.c_puct, dirichlet_alpha=m.dirichlet_alpha,
-                        dirichlet_epsilon=m.dirichlet_epsilon, leaves_per_tree=m.leaves_per_tree,
-                        arena_factor=m.arena_factor,
-                        discount=network_discount if m.discount is None else m.discount)
 
 
 @functools.cache

@@ -7,7 +7,7 @@ Python side of a search (BatchedSearch): set roots, run the steps, read the resu
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -21,16 +21,28 @@ from games.core.specialize import specialize
 
 @dataclass
 class SearchConfig:
-    c_puct: float = 1.5
-    dirichlet_alpha: float | None = None  # None: the game's own alpha
-    dirichlet_epsilon: float = 0.25
-    leaves_per_tree: int = 1  # >1 gathers several leaves per tree per step (virtual loss)
-    arena_factor: float = 2.0  # arena holds this many searches' worth of nodes (tree reuse)
-    discount: float = 1.0  # a value shrinks by this factor per ply it is backed up: <1 prefers
-                           # the quicker of two wins and the slower of two losses
+    """The search's settings. Their defaults and what each means are conf/config.yaml's
+    `mcts:` (built by `from_cfg`); rollout_share is no config key but an advisor's request
+    (games.core.advice: leaf rollouts at play), so it alone has a default here: none."""
+    c_puct: float
+    dirichlet_alpha: float | None  # None: the game's own alpha
+    dirichlet_epsilon: float
+    leaves_per_tree: int
+    arena_factor: float
+    discount: float
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
-                                # the outcome of one random playout from it (AlphaGo's mix),
-                                # so the search also sees what random play runs into
+                                # the outcome of one random playout from it (AlphaGo's mix)
+
+    @classmethod
+    def from_cfg(cls, mcts, network_discount: float = 1.0, **overrides) -> "SearchConfig":
+        """From a composed config's `mcts:` with `overrides` on top. mcts.discount null takes
+        `network_discount`: what the network to be searched was trained with (1, plain
+        AlphaZero, in training), so that its values mean what the search expects."""
+        settings = {f.name: mcts[f.name] for f in fields(cls) if f.name in mcts}
+        if settings["discount"] is None:
+            settings["discount"] = network_discount
+        settings.update(overrides)
+        return cls(**settings)
 
 
 class SearchStep(NamedTuple):
@@ -53,12 +65,12 @@ class BatchedSearch:
     is called once per search step with every tree's leaves in one batch. The config is
     read once, when the search is built."""
 
-    def __init__(self, game, num_trees: int, simulations: int, config: SearchConfig | None = None,
+    def __init__(self, game, num_trees: int, simulations: int, config: SearchConfig,
                  seed: int = 0):
         if num_trees < 1 or simulations < 1:
             raise ValueError("the search needs at least one tree and one simulation.")
         self.game = game
-        self.config = config or SearchConfig()
+        self.config = config
         self.simulations = simulations
         self.kernels = specialize(game, TEMPLATES)
         self.rng = np.random.default_rng(seed)

@@ -25,8 +25,8 @@ from tqdm import tqdm
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.config.settings import (build_game, ddp_devices, scheduled_lr, search_config,
-                                       validate_training, worker_count)
+from alphazero.config.settings import (build_game, ddp_devices, scheduled_lr, validate_training,
+                                       worker_count)
 from alphazero.train.distributed import DataParallelTrainer
 from alphazero.evaluate.match import Gate
 from alphazero.config.devices import select_device
@@ -37,6 +37,7 @@ from alphazero.agent.build import build_agent
 from alphazero.nn.checkpoint import weights_to_bytes
 from alphazero.workers.pool import InlinePool, LocalPool, WorkerCrashLoop, WorkerSpec
 from alphazero.train.replay import ReplayBuffer
+from alphazero.search.puct import SearchConfig
 from alphazero.workers.selfplay import SelfPlayConfig, value_targets
 from alphazero.config.threads import use_training_threads
 from alphazero.train.trainer import Trainer
@@ -76,7 +77,8 @@ class TrainingRun:
         self.spec = WorkerSpec(
             game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
             model_sizes=sizes, device=cfg.device, precision=cfg.selfplay.precision,
-            selfplay=SelfPlayConfig.from_cfg(cfg), search=search_config(cfg), seed=cfg.seed)
+            selfplay=SelfPlayConfig.from_cfg(cfg), search=SearchConfig.from_cfg(cfg.mcts),
+            seed=cfg.seed)
 
     @staticmethod
     def run_name(cfg: DictConfig) -> str:
