@@ -20,7 +20,7 @@ from alphazero.nn import checkpoint
 from alphazero.config.choices import check_group_choices
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate
-from alphazero.evaluate.match import check_ladder_options, format_row, ladder, table_header
+from alphazero.evaluate.match import format_row, ladder, table_header
 from alphazero.config.paths import CONF_DIR
 from alphazero.agent.build import checkpoint_agent
 from alphazero.config.threads import use_search_threads
@@ -37,7 +37,7 @@ def snapshot_paths(folder: Path) -> list[Path]:
 def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     validate(cfg)
     use_search_threads(cfg.threads)
-    levels = check_ladder_options(cfg)
+    levels = list(cfg.eval.levels)
     game = build_game(cfg)
     paths = snapshot_paths(folder)
     writer = SummaryWriter(str(out_dir))

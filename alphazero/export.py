@@ -1,4 +1,4 @@
-"""Export a checkpoint's policy-value network: `python -m alphazero.export checkpoint=PATH format=onnx`.
+"""Export a checkpoint's policy-value network: `python -m alphazero.export checkpoint=PATH`.
 
 The ONNX model (opset 18, any batch size) has
   inputs   planes      float32 [batch, planes, height, width]  the game's `encode` of each position,
@@ -34,7 +34,6 @@ from alphazero.config.paths import CONF_DIR
 from alphazero.play import run_or_exit
 from games import make_game
 
-FORMATS = ("onnx",)
 OPSET = 18
 INPUTS, OUTPUTS = ("planes", "legal"), ("log_policy", "value")
 DOC = ("inputs: planes float32 [batch, planes, height, width] (the game's encoding, side to move's "
@@ -78,8 +77,6 @@ def export_onnx(saved: dict, out: Path) -> None:
 @hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="export")
 def main(cfg: DictConfig) -> None:
     def session():
-        if cfg.format not in FORMATS:
-            raise ConfigError(f"format must be one of {', '.join(FORMATS)}, not {cfg.format!r}.")
         if not cfg.checkpoint:
             raise ConfigError("give the network to export: checkpoint=PATH.")
         path = Path(cfg.checkpoint)

@@ -17,14 +17,12 @@ import numpy as np
 from omegaconf import DictConfig
 
 from alphazero.config.choices import check_group_choices
-from alphazero.config.errors import ConfigError
-from alphazero.config.settings import build_game, validate
+from alphazero.config.settings import SEATS, build_game, validate
 from alphazero.config.paths import CONF_DIR
 from alphazero.agent.build import build_agent
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
 
-SEATS = ("first", "second")
 SEAT_COLOURS = ("black", "white")
 PASS_WORD = "pass"  # the notation of a forced pass, in the games that have one
 
@@ -32,12 +30,6 @@ PASS_WORD = "pass"  # the notation of a forced pass, in the games that have one
 def make_agent(game, cfg: DictConfig):
     """The configured opponent: cfg.player az (cfg.checkpoint, or the shipped one) or pure."""
     return build_agent(game, cfg, cfg.player, cfg.checkpoint, seed=cfg.seed)
-
-
-def human_seat(setting) -> int:
-    if setting not in SEATS:
-        raise ConfigError(f"human must be first or second, not {setting!r}.")
-    return SEATS.index(setting)
 
 
 def must_pass(game, state) -> bool:
@@ -126,7 +118,7 @@ def main(cfg: DictConfig) -> None:
         validate(cfg)
         use_search_threads(cfg.threads)
         game = build_game(cfg)
-        seat = human_seat(cfg.human)
+        seat = SEATS.index(cfg.human)  # checked by validate
         agent = make_agent(game, cfg)
         state = game.new_state(np.random.default_rng(cfg.seed))
         play_match(game, agent, state, seat, text_input(), sys.stdout)

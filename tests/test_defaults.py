@@ -88,6 +88,8 @@ def test_training_keeps_the_recipes_self_play_budget(compose_config):
     (["pool.kind=ray"], "pool=ray"),
     (["train.optimizer=rmsprop"], "train.optimizer"),
     (["model.sizes.global_pool=yes"], "model.sizes.global_pool"),
+    (["eval.levels=[0]"], "eval.levels"),
+    (["human=middle"], "human must be first or second"),
 ])
 def test_bad_settings_are_refused_before_any_work(overrides, words, compose_config):
     with pytest.raises(ConfigError, match=words.replace(".", r"\.")):

@@ -174,7 +174,7 @@ def test_optimal_move_measure_refuses_a_kind_the_game_lacks(tmp_path):
          "solver_kind=early", f"hydra.run.dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 2
-    assert "early is for Connect-4" in result.stderr and "Traceback" not in result.stderr
+    assert "solver_kind=early is not for othello" in result.stderr and "Traceback" not in result.stderr
     assert "vs pure MCTS" not in result.stderr  # refused before any game
     assert not (tmp_path / "run" / "ladder.json").exists()
 

@@ -12,7 +12,8 @@ from hydra import compose, initialize_config_dir
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from alphazero.nn import checkpoint
-from alphazero.config.settings import ConfigError, build_game, validate, validate_training
+from alphazero.config.errors import ConfigError
+from alphazero.config.settings import build_game, validate, validate_training
 from alphazero.nn.network import GlobalPoolBias, build_model
 from alphazero.train.loop import selfplay_seed
 

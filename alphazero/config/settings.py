@@ -16,6 +16,9 @@ from games import Game, game_advisors, make_game
 
 POOL_KINDS = ("local", "ray")
 OPTIMIZERS = ("adam", "sgd")
+SOLVER_KINDS = ("random", "early", "selfplay")  # evaluate's solver_kind (alphazero.evaluate.judges)
+SEATS = ("first", "second")  # play's human
+SERVE_BOUNDS = {"port": (0, 65535), "max_sessions": (1, 100_000), "max_simulations": (1, 1_000_000)}
 
 
 # (config key, lowest allowed value) for every number that must be positive or non-negative
@@ -59,6 +62,7 @@ def validate(cfg: DictConfig) -> None:
                           f"not {snapshot_games!r}.")
     validate_model(cfg.model)
     validate_agent(cfg)
+    validate_command_options(cfg)
     if cfg.threads != "auto" and not (_is_count(cfg.threads) and cfg.threads > 0):
         raise ConfigError(f"threads must be auto or a whole number of at least 1, not {cfg.threads!r}.")
     if cfg.eval.gate not in ("pure", "previous"):
@@ -110,6 +114,36 @@ def validate_agent(cfg: DictConfig) -> None:
     playouts = OmegaConf.select(cfg, "pure.playouts")
     if "pure" in cfg and not (_is_count(playouts) and playouts > 0):
         raise ConfigError(f"pure.playouts must be a whole number of at least 1, not {playouts!r}.")
+
+
+def validate_command_options(cfg: DictConfig) -> None:
+    """The options of one command's tree (conf/play.yaml, evaluate.yaml, curve.yaml), where
+    they are present: the ladder's levels, the solver measure's positions, the human's seat."""
+    levels = OmegaConf.select(cfg, "eval.levels")
+    if not _is_list(levels) or not levels or not all(_is_count(x) and x > 0 for x in levels):
+        raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not "
+                          f"{levels!r}.")
+    if "solver_positions" in cfg:
+        if not _is_count(cfg.solver_positions):
+            raise ConfigError(f"solver_positions must be a number of positions, not "
+                              f"{cfg.solver_positions!r}.")
+        if cfg.solver_kind not in SOLVER_KINDS:
+            raise ConfigError(f"solver_kind must be one of {', '.join(SOLVER_KINDS)}, not "
+                              f"{cfg.solver_kind!r}.")
+        plies = cfg.solver_plies
+        if not (_is_list(plies) and len(plies) == 2 and all(_is_count(x) for x in plies)
+                and plies[0] <= plies[1]):
+            raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies!r}.")
+    if "human" in cfg and cfg.human not in SEATS:
+        raise ConfigError(f"human must be first or second, not {cfg.human!r}.")
+
+
+def validate_serve(cfg: DictConfig) -> None:
+    """The web board's own tree (conf/serve.yaml)."""
+    for key, (low, high) in SERVE_BOUNDS.items():
+        value = cfg[key]
+        if not (_is_count(value) and low <= value <= high):
+            raise ConfigError(f"{key} must be a whole number from {low} to {high}, not {value!r}.")
 
 
 def _is_size(value) -> bool:

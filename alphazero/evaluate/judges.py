@@ -27,18 +27,18 @@ from __future__ import annotations
 import numpy as np
 
 from alphazero.config.errors import ConfigError
+from alphazero.config.settings import SOLVER_KINDS
 from alphazero.agent.agent import PureMCTSAgent
 from games import GAMES, ONGOING, GameError, game_judge
 
-KINDS = ("random", "early", "selfplay")
 SELFPLAY_PLAYOUTS = 1000
 
 
 def make_judge(game, kind: str):
     """The judge the game declares (games.game_judge) for this kind of position; one
     sentence where there is none."""
-    if kind not in KINDS:
-        raise ConfigError(f"solver_kind must be one of {', '.join(KINDS)}, not '{kind}'.")
+    if kind not in SOLVER_KINDS:
+        raise ConfigError(f"solver_kind must be one of {', '.join(SOLVER_KINDS)}, not '{kind}'.")
     judge = game_judge(game.name)
     if judge is None:
         raise ConfigError(f"the solver measure needs a game with an exact judge "

@@ -188,30 +188,6 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join([table_header()] + [format_row(r) for r in rows])
 
 
-def check_ladder_options(cfg: DictConfig, levels_needed: bool = True) -> list[int]:
-    """eval.games and (for a ladder) eval.levels, refused with one sentence before any game
-    is played; returns the levels ([] when not needed)."""
-    if cfg.eval.games < 1:
-        raise ConfigError(f"eval.games must be at least 1, not {cfg.eval.games}.")
-    if not levels_needed:
-        return []
-    levels = list(cfg.eval.levels)
-    if not levels or any(not isinstance(x, int) or x < 1 for x in levels):
-        raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not {levels}.")
-    return levels
-
-
-def check_solver_options(game, cfg: DictConfig) -> None:
-    """Refuse bad solver options before any game is played."""
-    if not isinstance(cfg.solver_positions, int) or cfg.solver_positions < 0:
-        raise ConfigError(f"solver_positions must be a number of positions, not {cfg.solver_positions}.")
-    if cfg.solver_positions:
-        judges.make_judge(game, cfg.solver_kind)
-        plies = list(cfg.solver_plies)
-        if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
-            raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies}.")
-
-
 def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
     """Optimal-move rates of `player` and of pure MCTS at each level on the same positions."""
     states, values, exact = judges.solved_positions(
@@ -225,9 +201,10 @@ def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
 def run(cfg: DictConfig, out_dir: Path) -> dict:
     validate(cfg)
     use_search_threads(cfg.threads)
-    levels = check_ladder_options(cfg, levels_needed=not cfg.opponent)
+    levels = [] if cfg.opponent else list(cfg.eval.levels)
     game = build_game(cfg)
-    check_solver_options(game, cfg)
+    if cfg.solver_positions:
+        judges.make_judge(game, cfg.solver_kind)  # one sentence now, not after the matches
     player = build_agent(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
     if cfg.opponent:
         rival = build_agent(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)

@@ -19,10 +19,10 @@ from omegaconf.errors import OmegaConfBaseException
 
 from alphazero.config.errors import ConfigError
 from alphazero.config.paths import CONF_DIR
+from alphazero.config.settings import validate_serve
 from alphazero.play import run_or_exit
 from alphazero.serve.app import create_app
 
-BOUNDS = {"port": (0, 65535), "max_sessions": (1, 100_000), "max_simulations": (1, 1_000_000)}
 
 
 def load_config(overrides: list[str]) -> DictConfig:
@@ -31,10 +31,7 @@ def load_config(overrides: list[str]) -> DictConfig:
             cfg = compose(config_name="serve", overrides=overrides)
     except (HydraException, OmegaConfBaseException) as error:
         raise ConfigError(f"bad setting: {str(error).splitlines()[0]}") from None
-    for key, (low, high) in BOUNDS.items():
-        value = cfg[key]
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise ConfigError(f"{key} must be a whole number from {low} to {high}, not {value!r}.")
+    validate_serve(cfg)
     return cfg
 
 
