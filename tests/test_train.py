@@ -71,7 +71,7 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, train):
     assert {e.value for e in events.Scalars("selfplay/q_share")} == {1.0}
     assert not set(checkpoint.load(latest.parent / "replay.pt")["zs"].tolist()) <= outcomes
 
-    # train.max_minutes counts the run's time over all its sessions: a run resumed with the
+    # train.max_minutes counts the run's time over all its restarts: a run resumed with the
     # minutes it has already trained stops at once
     minutes = resumed["counters"]["minutes"]
     assert minutes > saved["counters"]["minutes"] > 0

@@ -67,7 +67,7 @@ class TrainingRun:
         g = self.game
         self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
         self.rng = np.random.default_rng(cfg.seed)
-        # "minutes" is the run's training time over all its sessions, so that a resumed run
+        # "minutes" is the run's training time over all its restarts, so that a resumed run
         # stops at train.max_minutes in all, as it stops at train.max_games.
         self.counters = {"round": 0, "games": 0, "positions": 0, "steps": 0, "train_samples": 0.0,
                          "eval_level": cfg.eval.start_level, "eval_best_rate": 0.0, "minutes": 0.0}

@@ -262,7 +262,7 @@ def column_score(current, mask, stones, col, geo, order, table, move_buf, score_
         return 1 if outcome_only else (cells + 1 - stones) // 2
     if outcome_only:
         # np.int64: a literal argument would compile a second version of the recursive
-        # search, which Numba's cache then loads wrongly (numba issue 6713: a segfault).
+        # search, which Numba's cache then loads wrongly (Numba bug report #6713: a segfault).
         reply = _search(current ^ mask, mask | move, stones + 1, np.int64(-1), np.int64(1),
                         geo, order, table, move_buf, score_buf, stats)
         return 1 if reply < 0 else (-1 if reply > 0 else 0)

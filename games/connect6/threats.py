@@ -174,7 +174,7 @@ def _stones_to_block(windows, threats, cells):
     return 3
 
 
-@njit  # not cached: Numba's cache crashes recursive functions (numba issue 6061)
+@njit  # not cached: Numba's cache crashes recursive functions (Numba bug report #6061)
 def _winning_cells(windows, through, board, counts, side, turns, with_cell, budget, out):
     """Whether some pair of stones of `side`, whose opponent threatens nothing, wins within
     `turns` turns of `side` whatever the opponent does: it leaves more threats than two

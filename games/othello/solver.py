@@ -177,7 +177,7 @@ def _move_values(own, opp, free, playable, shift, table, work, out):
     elsewhere)."""
     out[:] = ILLEGAL
     # np.int64: a literal argument would compile a second version of the recursive search,
-    # which Numba's cache then loads wrongly (numba issue 6713: a segfault).
+    # which Numba's cache then loads wrongly (Numba bug report #6713: a segfault).
     worst, best = np.int64(WORST), np.int64(BEST)
     moves = legal_cells(own, opp, free, playable)
     if moves == 0:
