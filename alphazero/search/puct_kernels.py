@@ -175,13 +175,15 @@ def select_leaves(tree, leaves, params, target_sims, rng):
     edge_prior, edge_child, trees = tree.edge_prior, tree.edge_child, tree.trees
     root_states, active = tree.root_states, tree.active
     out_planes, out_masks, playouts = leaves.planes, leaves.masks, leaves.playout
+    leaf_tree, leaf_node = leaves.tree, leaves.node
     c_puct, discount, rollout_share = params.c_puct, params.discount, params.rollout_share
+    leaves_per_tree = params.leaves_per_tree
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
     for b in range(nodes.shape[0]):
         if not active[b]:
             continue
-        for pending in range(params.leaves_per_tree):
+        for pending in range(leaves_per_tree):
             if trees[b, SIMS] + pending >= target_sims[b]:
                 break
             copy_into(state, root_states[b])
@@ -222,8 +224,8 @@ def select_leaves(tree, leaves, params, target_sims, rng):
             encode(state, out_planes[count])  # noqa: F821
             if rollout_share > 0.0:  # the walk is done with `state`: play it out in place
                 playouts[count] = value_for_first(random_playout(state, rng))  # noqa: F821
-            leaves.tree[count] = b
-            leaves.node[count] = n
+            leaf_tree[count] = b
+            leaf_node[count] = n
             count += 1
     return count
 
