@@ -7,8 +7,9 @@ Python side of a search (BatchedSearch): set roots, run the steps, read the resu
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,7 +35,7 @@ class SearchConfig:
                                 # the outcome of one random playout from it (AlphaGo's mix)
 
     @classmethod
-    def from_cfg(cls, mcts, network_discount: float = 1.0, **overrides) -> "SearchConfig":
+    def from_cfg(cls, mcts, network_discount: float = 1.0, **overrides) -> SearchConfig:
         """From a composed config's `mcts:` with `overrides` on top. mcts.discount null takes
         `network_discount`: what the network to be searched was trained with (1, plain
         AlphaZero, in training), so that its values mean what the search expects."""
