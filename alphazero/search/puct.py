@@ -28,7 +28,6 @@ class SearchConfig:
     c_puct: float
     dirichlet_alpha: float | None  # None: the game's own alpha
     dirichlet_epsilon: float
-    leaves_per_tree: int
     arena_factor: float
     discount: float
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
@@ -55,9 +54,10 @@ class SearchStep(NamedTuple):
 def compiled_for(kernel, *args):
     """`kernel` (a Numba dispatcher) compiled for the types of `args`: its entry point, which
     must be called with arguments of exactly those types, since it does not check them.
-    Why: the dispatcher types every argument on every call, and a named tuple costs some
-    0.35 µs a field (a 2-core AMD EPYC, Numba 0.68): 6 µs a step for the tree, the leaves and
-    the parameters, as much as a one-tree step's own work. The entry point takes about 1 µs."""
+    Why: the dispatcher types every argument on every call, and named tuples are slow to
+    type. A select_leaves call with nothing to do took 8 µs through the dispatcher (4.4 µs
+    with the same arrays and numbers as 21 positional arguments) and 1.5 µs through the entry
+    point (a 2-core AMD EPYC, Numba 0.68), where a one-tree search step's work is 10-15 µs."""
     return kernel.compile(tuple(kernel.typeof_pyval(arg) for arg in args))
 
 
@@ -77,8 +77,7 @@ class BatchedSearch:
         self.rng = np.random.default_rng(seed)
         cfg = self.config
         self.params = SearchParams(c_puct=float(cfg.c_puct), discount=float(cfg.discount),
-                                   rollout_share=float(cfg.rollout_share),
-                                   leaves_per_tree=int(cfg.leaves_per_tree))
+                                   rollout_share=float(cfg.rollout_share))
         # One search creates at most one node and num_actions edges per simulation.
         self.nodes_per_search = simulations + 1
         self.edges_per_search = self.nodes_per_search * game.num_actions
@@ -93,7 +92,7 @@ class BatchedSearch:
                          trees=np.zeros((B, TREE_FIELDS), dtype=np.int32),
                          root_states=np.zeros((B, game.state_size), dtype=game.state_dtype),
                          active=np.zeros(B, dtype=np.bool_))
-        L = B * self.params.leaves_per_tree
+        L = B  # a leaf per tree and step
         self.leaves = LeafBatch(
             planes=np.zeros((L, game.planes, game.height, game.width), dtype=np.float32),
             masks=np.zeros((L, A), dtype=np.bool_), tree=np.zeros(L, dtype=np.int64),
