@@ -64,7 +64,7 @@ def bench_search(game, options: dict) -> list[dict]:
     for trees in options.get("trees", [1, 64, 512]):
         search = BatchedSearch(game, trees, simulations,
                                SearchConfig.from_cfg(default_config().mcts, arena_factor=1.0))
-        priors = np.ones((trees * search.config.leaves_per_tree, game.num_actions), np.float32)
+        priors = np.ones((trees, game.num_actions), np.float32)
         values = np.zeros(len(priors), np.float32)
         rng = np.random.default_rng(0)
         starts = [game.new_state(rng) for _ in range(trees)]

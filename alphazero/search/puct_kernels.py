@@ -7,7 +7,7 @@ view of the side to move at that node. So the sign flips exactly when the side t
 changes: a Connect6 pair (same side twice) or an Othello pass needs no special case.
 
 One search step (Python calls it once per step, never per node): `select_leaves` walks every
-active tree to a leaf (several per tree with virtual loss if asked), backs up terminal leaves
+active tree to a leaf, backs up terminal leaves
 at once and encodes the others into one `LeafBatch`; the caller evaluates the batch; then
 `expand_and_backup` creates the leaves' edges from the priors and backs up the values.
 The kernels take their arrays as the named tuples below (Numba passes a tuple of arrays and
@@ -22,13 +22,11 @@ import numpy as np
 from games.core.arrays import copy_into
 
 # Tree.nodes[b, n, :] fields
-VISITS, PARENT, EDGE_START, NUM_EDGES, TO_PLAY, STATUS, PENDING, IN_EDGE = range(8)
-NODE_FIELDS = 8
+VISITS, PARENT, EDGE_START, NUM_EDGES, TO_PLAY, STATUS = range(6)
+NODE_FIELDS = 6
 # Tree.trees[b, :] fields
 ROOT, NODES_USED, EDGES_USED, SIMS = range(4)
 TREE_FIELDS = 4
-# a virtual loss makes a path look lost for the side that chose it, until the real value lands
-VIRTUAL_LOSS = 1.0
 
 
 class Tree(NamedTuple):
@@ -36,10 +34,9 @@ class Tree(NamedTuple):
 
     nodes        int32 [B, N, NODE_FIELDS]: per node VISITS, PARENT (-1 at the root),
                  EDGE_START (its first edge; -1 until expanded), NUM_EDGES, TO_PLAY (0: the
-                 first player), STATUS (the game's status code; 0: ongoing), PENDING (1 while
-                 waiting for the network in this step), IN_EDGE (the edge that leads to it)
+                 first player), STATUS (the game's status code; 0: ongoing)
     value0       float64 [B, N]: the sum of the values backed up through each node, from the
-                 first player's view (a virtual loss counts in it while it lasts)
+                 first player's view
     edge_action  int32 [B, E]: the action each edge plays
     edge_prior   float32 [B, E]: its prior (the network's, renormalised over legal actions)
     edge_child   int32 [B, E]: the node it leads to; -1 until first visited
@@ -61,7 +58,7 @@ class Tree(NamedTuple):
 
 
 class LeafBatch(NamedTuple):
-    """The leaves one search step hands the network: up to L = B * leaves_per_tree.
+    """The leaves one search step hands the network: up to L = B, one per tree.
 
     planes   float32 [L, planes, height, width]: each leaf's encoded position
     masks    bool [L, A]: its legal actions
@@ -82,7 +79,6 @@ class SearchParams(NamedTuple):
     c_puct: float
     discount: float
     rollout_share: float
-    leaves_per_tree: int
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode`,
@@ -102,7 +98,6 @@ def reset_tree(tree, b, root_to_play, root_status):
     nodes[b, 0, :] = 0
     nodes[b, 0, PARENT] = -1
     nodes[b, 0, EDGE_START] = -1
-    nodes[b, 0, IN_EDGE] = -1
     nodes[b, 0, TO_PLAY] = root_to_play
     nodes[b, 0, STATUS] = root_status
     tree.value0[b, 0] = 0.0
@@ -137,39 +132,21 @@ def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct):
     return best_edge
 
 
-def backup(nodes, value0, b, leaf, v0, undo_virtual, discount):
-    """Add v0 (first player's view) to the path from leaf to root, times `discount` per step
-    up; optionally replace the virtual loss applied on the way down instead of counting a
-    new visit."""
+def backup(nodes, value0, b, leaf, v0, discount):
+    """Count a visit and add v0 (first player's view) on the path from leaf to root, times
+    `discount` per step up."""
     n = leaf
     while n >= 0:
-        if undo_virtual:
-            parent = nodes[b, n, PARENT]
-            if parent >= 0:
-                mover_sign = 1.0 if nodes[b, parent, TO_PLAY] == 0 else -1.0
-                value0[b, n] += mover_sign * VIRTUAL_LOSS
-        else:
-            nodes[b, n, VISITS] += 1
+        nodes[b, n, VISITS] += 1
         value0[b, n] += v0
         v0 *= discount
         n = nodes[b, n, PARENT]
 
 
-def apply_virtual_loss(nodes, value0, b, leaf):
-    n = leaf
-    while n >= 0:
-        nodes[b, n, VISITS] += 1
-        parent = nodes[b, n, PARENT]
-        if parent >= 0:
-            mover_sign = 1.0 if nodes[b, parent, TO_PLAY] == 0 else -1.0
-            value0[b, n] -= mover_sign * VIRTUAL_LOSS
-        n = parent
-
-
 def select_leaves(tree, leaves, params, target_sims, rng):
-    """Walk each active tree that has not yet run its `target_sims[b]` simulations to up to
-    `params.leaves_per_tree` leaves. Terminal leaves are backed up here (their outcome); the
-    others go into `leaves`, and when rollout_share > 0 are played out at random (`rng` a games.core.rng state). Returns the
+    """Walk each active tree that has not yet run its `target_sims[b]` simulations to a leaf.
+    A terminal leaf is backed up here (its outcome); the others go into `leaves`, and when
+    rollout_share > 0 are played out at random (`rng` a games.core.rng state). Returns the
     number of leaves to evaluate."""
     nodes, value0, edge_action = tree.nodes, tree.value0, tree.edge_action
     edge_prior, edge_child, trees = tree.edge_prior, tree.edge_child, tree.trees
@@ -177,56 +154,40 @@ def select_leaves(tree, leaves, params, target_sims, rng):
     out_planes, out_masks, playouts = leaves.planes, leaves.masks, leaves.playout
     leaf_tree, leaf_node = leaves.tree, leaves.node
     c_puct, discount, rollout_share = params.c_puct, params.discount, params.rollout_share
-    leaves_per_tree = params.leaves_per_tree
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
     for b in range(nodes.shape[0]):
-        if not active[b]:
+        if not active[b] or trees[b, SIMS] >= target_sims[b]:
             continue
-        for pending in range(leaves_per_tree):
-            if trees[b, SIMS] + pending >= target_sims[b]:
-                break
-            copy_into(state, root_states[b])
-            n = trees[b, ROOT]
-            collided = False
-            while True:
-                if nodes[b, n, STATUS] != 0:
-                    break  # a finished game: its value is known
-                if nodes[b, n, PENDING] == 1:
-                    collided = True  # already waiting for the network in this step
-                    break
-                if nodes[b, n, EDGE_START] < 0:
-                    break  # an unexpanded leaf
-                e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct)
-                play(state, edge_action[b, e])  # noqa: F821
-                child = edge_child[b, e]
-                if child < 0:
-                    child = trees[b, NODES_USED]
-                    trees[b, NODES_USED] += 1
-                    edge_child[b, e] = child
-                    nodes[b, child, :] = 0
-                    nodes[b, child, PARENT] = n
-                    nodes[b, child, EDGE_START] = -1
-                    nodes[b, child, IN_EDGE] = e
-                    nodes[b, child, TO_PLAY] = to_move(state)  # noqa: F821
-                    nodes[b, child, STATUS] = status(state)  # noqa: F821
-                    value0[b, child] = 0.0
-                n = child
-            if collided:
-                break
-            if nodes[b, n, STATUS] != 0:
-                backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), False, discount)
-                trees[b, SIMS] += 1
-                continue
-            nodes[b, n, PENDING] = 1
-            apply_virtual_loss(nodes, value0, b, n)
-            legal_actions(state, out_masks[count])  # noqa: F821
-            encode(state, out_planes[count])  # noqa: F821
-            if rollout_share > 0.0:  # the walk is done with `state`: play it out in place
-                playouts[count] = value_for_first(random_playout(state, rng))  # noqa: F821
-            leaf_tree[count] = b
-            leaf_node[count] = n
-            count += 1
+        copy_into(state, root_states[b])
+        n = trees[b, ROOT]
+        # down to a finished game (its value is known) or an unexpanded leaf
+        while nodes[b, n, STATUS] == 0 and nodes[b, n, EDGE_START] >= 0:
+            e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct)
+            play(state, edge_action[b, e])  # noqa: F821
+            child = edge_child[b, e]
+            if child < 0:
+                child = trees[b, NODES_USED]
+                trees[b, NODES_USED] += 1
+                edge_child[b, e] = child
+                nodes[b, child, :] = 0
+                nodes[b, child, PARENT] = n
+                nodes[b, child, EDGE_START] = -1
+                nodes[b, child, TO_PLAY] = to_move(state)  # noqa: F821
+                nodes[b, child, STATUS] = status(state)  # noqa: F821
+                value0[b, child] = 0.0
+            n = child
+        if nodes[b, n, STATUS] != 0:
+            backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), discount)
+            trees[b, SIMS] += 1
+            continue
+        legal_actions(state, out_masks[count])  # noqa: F821
+        encode(state, out_planes[count])  # noqa: F821
+        if rollout_share > 0.0:  # the walk is done with `state`: play it out in place
+            playouts[count] = value_for_first(random_playout(state, rng))  # noqa: F821
+        leaf_tree[count] = b
+        leaf_node[count] = n
+        count += 1
     return count
 
 
@@ -256,11 +217,10 @@ def expand_and_backup(tree, leaves, priors, values, count, params):
         trees[b, EDGES_USED] += k
         nodes[b, n, EDGE_START] = start
         nodes[b, n, NUM_EDGES] = k
-        nodes[b, n, PENDING] = 0
         v0 = values[i] if nodes[b, n, TO_PLAY] == 0 else -values[i]
         if rollout_share > 0.0:
             v0 = (1.0 - rollout_share) * v0 + rollout_share * playouts[i]
-        backup(nodes, value0, b, n, v0, True, discount)
+        backup(nodes, value0, b, n, v0, discount)
         trees[b, SIMS] += 1
 
 
@@ -339,5 +299,5 @@ def make_room(tree, spare_nodes, spare_edges):
             reset_tree(tree, b, to_move(state), status(state))  # noqa: F821
 
 
-TEMPLATES = [value_for_first, reset_tree, select_child, backup, apply_virtual_loss, select_leaves,
-             expand_and_backup, root_visits, mix_root_noise, advance_root, reset_trees, make_room]
+TEMPLATES = [value_for_first, reset_tree, select_child, backup, select_leaves, expand_and_backup,
+             root_visits, mix_root_noise, advance_root, reset_trees, make_room]

@@ -255,7 +255,7 @@ class _Service:
 
     def __init__(self, context, spec: WorkerSpec, workers: int):
         game = make_game(spec.game_name, **spec.game_params)
-        rows = spec.selfplay.games_in_parallel * spec.search.leaves_per_tree
+        rows = spec.selfplay.games_in_parallel  # a leaf per game and search step
         self.context, self.spec = context, spec
         self.blocks = [SharedBlock(context, rows, (game.planes, game.height, game.width),
                                    game.num_actions) for _ in range(workers)]
