@@ -1,4 +1,5 @@
-"""Turning the Hydra config tree into the components' own settings, with clear errors."""
+"""Checking a composed config tree before any work starts, one sentence per bad value, and
+the few values derived from it (the game, worker count, DDP devices, the scheduled rate)."""
 from __future__ import annotations
 
 import copy
@@ -18,6 +19,7 @@ POOL_KINDS = ("local", "ray")
 OPTIMIZERS = ("adam", "sgd")
 SOLVER_KINDS = ("random", "early", "selfplay")  # evaluate's solver_kind (alphazero.evaluate.judges)
 SEATS = ("first", "second")  # play's human
+GTP_OPPONENT = "gtp:"  # evaluate's and curve's opponent=gtp:COMMAND (alphazero.evaluate.gtp)
 SERVE_BOUNDS = {"port": (0, 65535), "max_sessions": (1, 100_000), "max_simulations": (1, 1_000_000)}
 
 
@@ -117,11 +119,21 @@ def validate_agent(cfg: DictConfig) -> None:
 
 def validate_command_options(cfg: DictConfig) -> None:
     """The options of one command's tree (conf/play.yaml, evaluate.yaml, curve.yaml), where
-    they are present: the ladder's levels, the solver measure's positions, the human's seat."""
+    they are present: the ladder's levels, a GTP opponent's command and time limits, the
+    solver measure's positions, the human's seat."""
     levels = OmegaConf.select(cfg, "eval.levels")
     if not _is_list(levels) or not levels or not all(_is_count(x) and x > 0 for x in levels):
         raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not "
                           f"{levels!r}.")
+    opponent = cfg.get("opponent")
+    if (isinstance(opponent, str) and opponent.startswith(GTP_OPPONENT)
+            and not opponent[len(GTP_OPPONENT):].strip()):
+        raise ConfigError("opponent=gtp: needs the program's command after gtp:, such as "
+                          "\"opponent='gtp:gtp-rhino --level=3'\".")
+    for key in ("gtp.move_seconds", "gtp.start_seconds"):
+        value = OmegaConf.select(cfg, key)
+        if "gtp" in cfg and not (_is_number(value) and value > 0):
+            raise ConfigError(f"{key} must be a number of seconds above 0, not {value!r}.")
     if "solver_positions" in cfg:
         if not _is_count(cfg.solver_positions):
             raise ConfigError(f"solver_positions must be a number of positions, not "

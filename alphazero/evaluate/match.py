@@ -4,7 +4,8 @@
 plays the checkpoint against pure MCTS at each level (playouts per move), colours
 alternating, all games of a level at once, and prints a table (with a 95% Wilson interval on
 the win rate) that it also writes as JSON to its run directory. `opponent=PATH` plays two
-checkpoints head to head instead. On classic Connect-4 and Othello, `solver_positions=N`
+checkpoints head to head instead, and `opponent=gtp:COMMAND` any program that speaks GTP
+(alphazero.evaluate.gtp), with each side's seconds per move. On classic Connect-4 and Othello, `solver_positions=N`
 (with `solver_kind=random|early|selfplay`) also measures how often the checkpoint (and pure
 MCTS at the ladder's levels) plays an optimal move on N solved positions
 (alphazero.evaluate.judges).
@@ -13,20 +14,22 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import hydra
 import numpy as np
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from alphazero.evaluate import judges
+from alphazero.evaluate.gtp import program_command, program_opponent
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate
-from alphazero.search.openings import random_opening
+from alphazero.search.openings import random_opening_moves
 from alphazero.config.paths import CONF_DIR
 from alphazero.agent.agent import PureMCTSAgent
 from alphazero.agent.build import build_agent
@@ -62,19 +65,34 @@ class MatchResult:
         return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def match_openings(game, games: int, opening_plies: int, rng) -> np.ndarray:
-    """Start positions of a match, one per pair of games (colours swapped): a new board
-    (Connect-4 draws one per game), then `opening_plies` uniformly random moves."""
-    states = []
+def match_starts(game, games: int, opening_plies: int, rng) -> list[tuple[np.ndarray, list[int]]]:
+    """How each game of a match starts, one start per pair of games (colours swapped): a new
+    board (Connect-4 draws one per game) and the `opening_plies` uniformly random moves
+    played on it."""
+    starts = []
     for i in range(games):
         if i % 2 == 0:
+            board = game.new_state(rng)
             try:
-                board = random_opening(game, game.new_state(rng), opening_plies, rng)
+                moves = random_opening_moves(game, board, opening_plies, rng)
             except ValueError:
                 raise ConfigError(f"eval.opening_plies={opening_plies} random moves end almost "
                                   "every game; use fewer.") from None
-        states.append(board.copy())
-    return np.stack(states)
+        starts.append((board, moves))
+    return starts
+
+
+def opened(game, board: np.ndarray, moves: list[int]) -> np.ndarray:
+    state = board.copy()
+    for move in moves:
+        game.play(state, move)
+    return state
+
+
+def match_openings(game, games: int, opening_plies: int, rng) -> np.ndarray:
+    """Start positions of a match (`match_starts`), its moves played."""
+    return np.stack([opened(game, board, moves)
+                     for board, moves in match_starts(game, games, opening_plies, rng)])
 
 
 def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
@@ -83,14 +101,20 @@ def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
     of games starts from the same position (`match_openings`) with colours swapped. Counts
     are from `player`'s view. Both players are reset first, so a match gives the same result
     whatever was played before it (a ladder row equals that level played alone).
-    `watch(game_index, state, action, by_player)` sees every move before it is played."""
+    `watch(game_index, state, action, by_player)` sees every move before it is played.
+    A player that declares `plays_from_moves` (a GTP program) is also given each game's
+    moves from its new board; a negative action gives that game up (a resignation or a
+    fault), and the side that gave it up loses it."""
     player.reset()
     opponent.reset()
     rng = np.random.default_rng(seed)
-    states = match_openings(game, games, opening_plies, rng)
+    starts = match_starts(game, games, opening_plies, rng)
+    states = np.stack([opened(game, board, moves) for board, moves in starts])
+    moves = [list(opening) for _, opening in starts]
     player_first = np.arange(games) % 2 == 0
+    given_up = np.zeros(games, dtype=np.int8)  # 1: by the player, -1: by the opponent
     while True:
-        ongoing = np.array([game.status(s) == ONGOING for s in states])
+        ongoing = np.array([game.status(s) == ONGOING for s in states]) & (given_up == 0)
         if not ongoing.any():
             break
         first_to_move = np.array([game.to_move(s) == 0 for s in states])
@@ -98,16 +122,22 @@ def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
         for side, who in ((player, players_turn), (opponent, ~players_turn)):
             batch = np.flatnonzero(ongoing & who)
             if len(batch):
-                for b, action in zip(batch, side.best_actions(states[batch])):
+                asked = ((states[batch], [moves[b] for b in batch])
+                         if getattr(side, "plays_from_moves", False) else (states[batch],))
+                for b, action in zip(batch, side.best_actions(*asked)):
+                    if action < 0:
+                        given_up[b] = 1 if side is player else -1
+                        continue
                     if watch is not None:
                         watch(b, states[b], int(action), side is player)
                     game.play(states[b], int(action))
+                    moves[b].append(int(action))
         if progress is not None:
-            finished = games - sum(game.status(s) == ONGOING for s in states)
+            finished = sum(game.status(s) != ONGOING or g != 0 for s, g in zip(states, given_up))
             progress.update(finished - progress.n)
     codes = np.array([game.status(s) for s in states])
-    drawn = codes == DRAW
-    won = ~drawn & ((codes == FIRST_WON) == player_first)
+    drawn = (codes == DRAW) & (given_up == 0)
+    won = np.where(given_up != 0, given_up < 0, ~drawn & ((codes == FIRST_WON) == player_first))
     lost = ~drawn & ~won
     return MatchResult(games, int(won.sum()), int(drawn.sum()), int(lost.sum()),
                        tuple(int((kind & player_first).sum()) for kind in (won, drawn, lost)))
@@ -163,6 +193,46 @@ def ladder(game, player, levels, games: int, seed: int = 0, opening_plies: int =
     return rows
 
 
+class TimedPlayer:
+    """A player whose moves are timed: `seconds_per_move` is their mean over a match (a
+    batch's time shared by its positions)."""
+
+    def __init__(self, player):
+        self.player = player
+        self.seconds, self.moves = 0.0, 0
+
+    def reset(self) -> None:
+        self.player.reset()
+        self.seconds, self.moves = 0.0, 0
+
+    def best_actions(self, states: np.ndarray) -> np.ndarray:
+        started = time.perf_counter()
+        actions = self.player.best_actions(states)
+        self.seconds += time.perf_counter() - started
+        self.moves += len(actions)
+        return actions
+
+    @property
+    def last_values(self) -> np.ndarray:
+        return self.player.last_values
+
+    @property
+    def seconds_per_move(self) -> float:
+        return self.seconds / self.moves if self.moves else 0.0
+
+
+def program_row(game, player, program, games: int, seed: int = 0, opening_plies: int = 0) -> dict:
+    """The row of a match against a GTP program (alphazero.evaluate.gtp): the ladder's
+    columns, then each side's mean seconds per move, the program's resignations and the
+    games it lost by a fault, by kind."""
+    timed = TimedPlayer(player)
+    with tqdm(total=games, desc=f"vs {program.command}", unit="game", leave=False) as bar:
+        result = play_match(game, timed, program, games, seed, bar, opening_plies)
+    seconds = {"network": round(timed.seconds_per_move, 4),
+               "program": round(program.seconds_per_move, 4)}
+    return result_row(program.command, result) | {"seconds_per_move": seconds} | program.report()
+
+
 def result_row(opponent: str, result: MatchResult) -> dict:
     low, high = result.interval()
     first = list(result.as_first_player)
@@ -188,6 +258,18 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join([table_header()] + [format_row(r) for r in rows])
 
 
+FAULTS = {"illegal": "an illegal answer", "crash": "a crash", "timeout": "a time-out"}
+
+
+def format_program_line(r: dict) -> str:
+    """What a GTP program's row adds to the table: time per move, resignations, faults."""
+    seconds = r["seconds_per_move"]
+    faults = ", ".join(f"by {FAULTS[kind]}: {count}" for kind, count in r["forfeits"].items())
+    return (f"{r['opponent']} ({r['program']}): {seconds['program']:.3f} s a move, the "
+            f"network {seconds['network']:.3f} s; games it resigned: {r['resignations']}, "
+            f"lost {faults}")
+
+
 def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
     """Optimal-move rates of `player` and of pure MCTS at each level on the same positions."""
     states, values, exact = judges.solved_positions(
@@ -206,7 +288,11 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
     if cfg.solver_positions:
         judges.make_judge(game, cfg.solver_kind)  # one sentence now, not after the matches
     player = build_agent(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
-    if cfg.opponent:
+    if program_command(cfg.opponent) is not None:
+        with program_opponent(game, cfg) as program:
+            rows = [program_row(game, player, program, cfg.eval.games, cfg.seed,
+                                cfg.eval.opening_plies)]
+    elif cfg.opponent:
         rival = build_agent(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
         result = play_match(game, player, rival, cfg.eval.games, cfg.seed,
                             opening_plies=cfg.eval.opening_plies)
@@ -220,6 +306,8 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
               "simulations": cfg.mcts.simulations, "precision": player.inference.precision,
               "opening_plies": cfg.eval.opening_plies, "seed": cfg.seed,
               "advisors": {a.name: a.setting_value for a in player.advisors}, "rows": rows}
+    if program_command(cfg.opponent) is not None:
+        report["gtp"] = OmegaConf.to_container(cfg.gtp)
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return report
 
@@ -235,6 +323,9 @@ def main(cfg: DictConfig) -> None:
     rows = report["rows"]
     print(f"{report['simulations']} simulations per move, network in {report['precision']}")
     print(format_table([r for r in rows if "solver" not in r]))
+    for r in rows:
+        if "forfeits" in r:
+            print(format_program_line(r))
     for r in rows:
         if "solver" in r:
             exact = (f"optimal moves {r['optimal']:.3f}, " if "optimal" in r else "")
