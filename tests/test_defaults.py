@@ -25,7 +25,7 @@ SHIPPED = sorted(path.stem for path in PRETRAINED_DIR.glob("*.pt"))
 RUN_KEYS = {"run_name", "seed", "threads", "train.resume", "train.checkpoint_dir",
             "train.max_minutes", "eval.interval"}
 # settings since removed, each with the value that is now the only behaviour
-REMOVED_KEYS = {"selfplay.noise": True, "mcts.leaves_per_tree": 1}
+REMOVED_KEYS = {"selfplay.noise": True, "mcts.leaves_per_tree": 1, "mcts.dirichlet_alpha": None}
 
 
 def flat(tree: dict, prefix: str = "") -> dict:

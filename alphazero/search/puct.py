@@ -26,7 +26,6 @@ class SearchConfig:
     `mcts:` (built by `from_cfg`); rollout_share is no config key but an advisor's request
     (games.core.advice: leaf rollouts at play), so it alone has a default here: none."""
     c_puct: float
-    dirichlet_alpha: float | None  # None: the game's own alpha
     dirichlet_epsilon: float
     arena_factor: float
     discount: float
@@ -168,8 +167,9 @@ class BatchedSearch:
         return bool(np.all((starts >= 0) | ~tree.active))
 
     def _mix_noise(self, which: np.ndarray) -> None:
-        alpha = self.config.dirichlet_alpha or self.game.dirichlet_alpha
-        noise = self.rng.gamma(alpha, 1.0, size=(self.num_trees, self.game.num_actions))
+        # the game's concentration: about 10 / its typical number of legal moves (AlphaZero)
+        noise = self.rng.gamma(self.game.dirichlet_alpha, 1.0,
+                               size=(self.num_trees, self.game.num_actions))
         self.kernels.mix_root_noise(self.tree, which, noise, float(self.config.dirichlet_epsilon))
 
     def visit_counts(self) -> np.ndarray:
