@@ -1,4 +1,5 @@
-"""The measuring scripts in bench/ that docs/results.md quotes still run and print their JSON."""
+"""The measuring scripts in bench/ that the docs quote still run and print their JSON; the
+shell scripts, which take minutes, parse and name what exists."""
 import json
 import subprocess
 import sys
@@ -79,3 +80,23 @@ def test_connect6_drawn_game_probe_finds_a_proven_win_and_the_last_open_window()
     assert probe_drawn_game(game, [(1, walled)], 2, 1000) == (False, 49)
     assert probe_drawn_game(game, [(1, winning), (1, walled)], 2, 1000) == (True, 49)
     assert probe_drawn_game(game, [], 2, 1000) == (False, None)
+
+
+def test_the_shell_scripts_parse_and_name_what_exists():
+    """bench/all.sh, gpu.sh, playouts.sh and othello_vs_c.sh take minutes (docs/performance.md
+    quotes their tables), so here each one only parses, and every file, module and benchmark
+    it runs is there."""
+    import importlib.util
+    import re
+
+    from alphazero.bench.speeds import BENCHES
+
+    for script in sorted((ROOT / "bench").glob("*.sh")):
+        assert subprocess.run(["bash", "-n", str(script)]).returncode == 0, script.name
+        text = script.read_text()
+        for path in re.findall(r"\b(?:bench|tests)/[\w.]+\.\w+", text):
+            assert (ROOT / path).is_file(), f"{script.name} runs {path}"
+        for module in re.findall(r"-m (\w[\w.]*)", text):
+            assert importlib.util.find_spec(module) is not None, f"{script.name} runs {module}"
+        for kind in re.findall(r"-m alphazero\.bench (\w+)", text):
+            assert kind in BENCHES, f"{script.name} runs the benchmark {kind}"
