@@ -1,3 +1,3 @@
 """Measuring strength: matches between players, the gate and the pure-MCTS ladder
-(`match`, run by `python -m alphazero.evaluate`) and moves judged by exact solvers
-(`judges`)."""
+(`match`, run by `python -m alphazero.evaluate`), any GTP program as an opponent (`gtp`)
+and moves judged by exact solvers (`judges`)."""
