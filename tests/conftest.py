@@ -10,6 +10,9 @@ helpers are built on.
 The fixtures import the product inside their bodies: a module in the middle of a change then
 fails the tests that use it, not the collection of every test.
 """
+import fcntl
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -295,6 +298,26 @@ def train():
                 f"train.checkpoint_dir={tmp_path}/checkpoints", *overrides]
         return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     return train
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory, train):
+    """A finished `train(folder, "train.max_games=24", "train.snapshot_games=8")`: its logs in
+    runs/0 and its checkpoints in checkpoints/. Made once for all test processes, so read-only:
+    a test that writes into it copies it first (shutil.copytree(tiny_run, tmp_path,
+    dirs_exist_ok=True))."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # this session's
+    folder, done = shared / "tiny_run", shared / "tiny_run.done"
+    with open(shared / "tiny_run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other test processes wait for this one's run
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed attempt left
+            folder.mkdir()
+            result = train(folder, "train.max_games=24", "train.snapshot_games=8")
+            assert result.returncode == 0, result.stderr
+            done.touch()
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
 """The training entry point end to end: TensorBoard tags, checkpoints, resume, kills, errors."""
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -31,9 +32,8 @@ def test_a_resumed_run_self_plays_with_a_stream_of_its_own():
     assert selfplay_seed(7, 48) == selfplay_seed(7, 48)
 
 
-def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, train):
-    first = train(tmp_path, "train.max_games=24", "train.snapshot_games=8")
-    assert first.returncode == 0, first.stderr
+def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, tiny_run, train):
+    shutil.copytree(tiny_run, tmp_path, dirs_exist_ok=True)  # its first 24 games
     tags = scalar_tags(tmp_path / "runs" / "0")
     for tag in ("loss/total", "loss/value", "loss/policy", "loss/l2", "policy/entropy",
                 "policy/kl", "lr", "selfplay/games_per_s", "selfplay/positions_per_s",
@@ -81,20 +81,18 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, train):
     assert torch.load(latest, weights_only=True)["counters"]["games"] == resumed["counters"]["games"]
 
 
-def test_checkpoint_for_another_game_is_refused(tmp_path, train):
-    assert train(tmp_path, "train.max_games=8", "train.min_replay=100000").returncode == 0
-    latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
+def test_checkpoint_for_another_game_is_refused(tmp_path, tiny_run, train):
+    latest = tiny_run / "checkpoints" / "connect4_classic" / "latest.pt"
     other = train(tmp_path, "game=othello", f"train.resume={latest}", "train.max_games=8")
     assert other.returncode != 0
     assert "is for connect4" in other.stderr
     assert "Traceback" not in other.stderr
 
 
-def test_a_network_alone_continues_with_fresh_training_state(tmp_path, train):
+def test_a_network_alone_continues_with_fresh_training_state(tmp_path, tiny_run, train):
     """A network without training state (best.pt, a snapshot, a shipped network) goes on from
     its weights and game count; one of another shape is refused in a sentence."""
-    assert train(tmp_path, "train.max_games=16", "train.snapshot_games=8").returncode == 0
-    snapshot = sorted((tmp_path / "checkpoints" / "connect4_classic" / "snapshots").glob("*.pt"))[-1]
+    snapshot = sorted((tiny_run / "checkpoints" / "connect4_classic" / "snapshots").glob("*.pt"))[-1]
     start = torch.load(snapshot, weights_only=True)["counters"]
     assert "optimizer" not in torch.load(snapshot, weights_only=True)
 
