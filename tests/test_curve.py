@@ -4,8 +4,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+from alphazero.config.errors import ConfigError
+from alphazero.curve import run
 from alphazero.nn import checkpoint
 from alphazero.nn.network import build_model
 from games import make_game
@@ -54,18 +57,22 @@ def test_no_snapshots_is_one_clear_sentence(tmp_path):
     assert not (tmp_path / "run" / "curve.json").exists()
 
 
-def test_a_checkpoint_without_a_game_count_is_refused(tmp_path):
+# The refusals below are ConfigErrors, which the command turns into one line and exit 2 as it
+# does the one above: checked in this process, without starting one each.
+
+def test_a_checkpoint_without_a_game_count_is_refused(tmp_path, compose_config):
     save_snapshot(tmp_path / "snaps", make_game("connect4", rows=5, cols=5), 8)
     saved = checkpoint.load(tmp_path / "snaps" / "games_0000008.pt")
     del saved["counters"]
     checkpoint.save_atomic(saved, tmp_path / "snaps" / "games_0000008.pt")
-    result = curve(tmp_path, f"snapshots={tmp_path / 'snaps'}", "eval.levels=[2]", "eval.games=2")
-    assert result.returncode == 2
-    assert "not a training snapshot" in result.stderr and "Traceback" not in result.stderr
+    cfg = compose_config("curve", *SMALL, "eval.levels=[2]", "eval.games=2")
+    with pytest.raises(ConfigError, match="not a training snapshot"):
+        run(cfg, tmp_path / "snaps", tmp_path / "run")
 
 
-def test_bad_levels_are_refused_before_any_game(tmp_path):
+def test_bad_levels_are_refused_before_any_game(tmp_path, compose_config):
     save_snapshot(tmp_path / "snaps", make_game("connect4", rows=5, cols=5), 8)
-    result = curve(tmp_path, f"snapshots={tmp_path / 'snaps'}", "eval.levels=[0]")
-    assert result.returncode == 2
-    assert "eval.levels must be" in result.stderr and "Traceback" not in result.stderr
+    cfg = compose_config("curve", *SMALL, "eval.levels=[0]")
+    with pytest.raises(ConfigError, match=r"eval\.levels must be"):
+        run(cfg, tmp_path / "snaps", tmp_path / "run")
+    assert not (tmp_path / "run").exists()  # refused before its writer was opened
