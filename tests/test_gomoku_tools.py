@@ -65,13 +65,12 @@ def test_play_a_scripted_game_to_its_result(compose_config, play_script):
                                               "Result: draw.")
 
 
-def test_play_through_stdin():
-    result = subprocess.run([sys.executable, "-m", "alphazero.play", "game=gomoku8", *PURE],
-                            cwd=ROOT, input="I3\nD4\nquit\n", capture_output=True, text=True,
-                            timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert "refused: 'I3' is not a Gomoku move" in result.stdout
-    assert "agent plays" in result.stdout and "Game abandoned." in result.stdout
+def test_play_refuses_a_move_it_cannot_read_and_quits(compose_config, play_script):
+    # the terminal loop in this process: tests/test_play.py runs the command through stdin
+    cfg = compose_config("play", "game=gomoku8", *PURE)
+    _, text, _ = play_script(cfg, "I3\nD4\nquit\n")
+    assert "refused: 'I3' is not a Gomoku move" in text
+    assert "agent plays" in text and "Game abandoned." in text
 
 
 def test_evaluate_ladder_from_openings(tmp_path, tiny_checkpoint):
