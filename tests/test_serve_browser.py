@@ -74,10 +74,12 @@ class Board:
 
     def wait_idle(self, timeout=60):
         """Until no request is on its way and the agent has played its whole turn."""
-        WebDriverWait(self.driver, timeout).until(lambda d: self.js(
+        # Asked every 20 ms, not Selenium's 500: a game to its end waits once a move.
+        WebDriverWait(self.driver, timeout, poll_frequency=0.02).until(lambda d: self.js(
             "return page.game !== null && !page.busy && !page.game.agent_to_move"))
         time.sleep(0.05)  # let a follow-up (analysis) request start if there is one
-        WebDriverWait(self.driver, timeout).until(lambda d: self.js("return !page.busy"))
+        WebDriverWait(self.driver, timeout, poll_frequency=0.02).until(
+            lambda d: self.js("return !page.busy"))
 
     def new_game(self, game, colour="first", network="shipped", simulations=2, moves="", params=None):
         Select(self.el("game")).select_by_value(game)
