@@ -7,8 +7,9 @@ fixtures to test functions only: the lists `parametrize` reads while the tests a
 module constants built from them, and what a test file's reference classes and module-level
 helpers are built on.
 
-The fixtures import the product inside their bodies: a module in the middle of a change then
-fails the tests that use it, not the collection of every test.
+The fixtures import the product, and torch, inside their bodies: a module in the middle of a
+change then fails the tests that use it, not the collection of every test, and the process
+that hands out the tests to others (pytest -n) starts without them.
 """
 import fcntl
 import os
@@ -19,7 +20,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from helpers import KINDS, ROOT, SPEC, TINY
 
@@ -30,6 +30,7 @@ TINY_SIZES = {"channels": [4, 4], "policy_channels": 2, "value_channels": 1, "va
 def one_torch_thread():
     # These nets are tiny, and OpenMP threads that spin-wait on cores shared with other
     # processes make a step up to ten times slower.
+    import torch
     previous = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
@@ -53,6 +54,8 @@ def compose_config():
 def tiny_checkpoint():
     """tiny_checkpoint(path, game): an untrained network saved at `path` with the keys
     alphazero.train.loop writes to latest.pt; returns the path."""
+    import torch
+
     from alphazero.nn import checkpoint
     from alphazero.nn.network import build_model
 
@@ -264,6 +267,8 @@ def othello_pass_win():
 def make_network():
     """make_network(kind): a network of `kind` (helpers.KINDS) on helpers.SPEC, seeded, in
     eval mode."""
+    import torch
+
     from alphazero.nn.network import build_model
 
     def make_network(kind: str) -> torch.nn.Module:
