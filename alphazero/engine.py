@@ -9,8 +9,8 @@ Connect-4 column from 1, a Connect6 point such as F5 (row 1 at the bottom, no I)
 square such as d3, or pass. A Connect6 turn is two stones, so two play or genmove commands of
 the same colour. Besides the standard commands:
 
-  set_game [NAME] key=value ...   change the game's parameters (or the game, from its config:
-                                  NAME as game=NAME names it, e.g. connect4_classic),
+  set_game [NAME] key=value ...   change the game's parameters (or the game: a registered
+                                  game from its defaults, or a config such as connect4_classic),
                                   e.g. `set_game rows=9 cols=10 forbidden=[4,4]`; clears the board
   boardsize N                     Connect6 sizes 6-19; Othello 8 only; Connect-4 uses set_game
   final_score                     Othello: the disc difference (B+n, W+n or 0), also mid-game;
@@ -169,14 +169,13 @@ class GtpEngine:
         if not args:
             raise Refusal("set_game needs key=value parameters (or a game name first), "
                           "e.g. set_game rows=9 cols=10 forbidden=[4,4].")
-        name, params = self.game.name, self.game.params()
-        if "=" not in args[0]:  # a new game starts from its own defaults
-            name, params, args = args[0], {}, args[1:]
-        changes = parse_overrides(args)
+        if "=" not in args[0]:  # a new game, named as game=NAME names it
+            self.switch_game(named_game(args[0], **parse_overrides(args[1:])))
+            return ""
+        params, changes = self.game.params(), parse_overrides(args)
         if {"rows", "cols"} & changes.keys():
             params.pop("size", None)  # a rectangle replaces a square board's size
-        params.update(changes)
-        self.switch_game(named_game(name, **params))
+        self.switch_game(make_game(self.game.name, **{**params, **changes}))
         return ""
 
     def boardsize(self, args) -> str:

@@ -62,13 +62,13 @@ def advisors_of(game, presets: dict[str, Preset]) -> dict:
 
 
 def named_game(key: str, **params):
-    """The game `game=KEY` names on every command: a conf/game/ file's game with that file's
-    parameters (connect4_classic: Connect-4 on 6x7), or a registered game with its own
-    defaults; `params` override them."""
+    """The game `game=KEY` names on every command: a registered game with its own defaults,
+    or a conf/game/ file's game with that file's parameters (connect4_classic: Connect-4 on
+    6x7); `params` override them."""
+    if key in game_names():
+        return make_game(key, **params)
     if (CONF_DIR / "game" / f"{key}.yaml").is_file():
         configured = compose_play([f"game={key}"]).game
         return make_game(configured.name, **{**OmegaConf.to_container(configured.params), **params})
-    if key in game_names():
-        return make_game(key, **params)
     choices = sorted({path.stem for path in (CONF_DIR / "game").glob("*.yaml")} | set(game_names()))
     raise GameError(f"unknown game '{key}'; choose one of: {', '.join(choices)}.")
