@@ -172,12 +172,15 @@ class TrainingRun:
         pool.start(weights_to_bytes(self.model.state_dict()))
         last_save = clock = time.time()
         # SIGTERM stops the run like Ctrl-C (which a background job started from a script
-        # ignores), so `kill PID` and cluster schedulers do not lose the last minutes.
-        signal.signal(signal.SIGTERM, _interrupt)
+        # ignores), so `kill PID` and cluster schedulers do not lose the last minutes. It
+        # stops at the end of the round: an exception raised at any line could leave a lock
+        # of TensorBoard's writer thread held, and closing the writer would then hang.
+        stop = []
+        signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
         progress = tqdm(total=cfg.train.max_games, initial=self.counters["games"], unit="game",
                         desc=f"{self.run_name(cfg)} self-play", dynamic_ncols=True)
         try:
-            while not self.finished():
+            while not self.finished() and not stop:
                 games_before = self.counters["games"]
                 self.one_round(pool, progress)
                 self.keep_snapshot(games_before)
@@ -190,6 +193,8 @@ class TrainingRun:
                 if time.time() - last_save >= 60 * cfg.train.checkpoint_minutes:
                     self.save()
                     last_save = time.time()
+            if stop:
+                say("interrupted: saving a checkpoint before stopping")
         except KeyboardInterrupt:
             say("interrupted: saving a checkpoint before stopping")
         finally:
@@ -281,10 +286,6 @@ class TrainingRun:
         if metrics:
             progress.set_postfix(loss=f"{metrics['loss/total']:.3f}",
                                  entropy=f"{metrics['policy/entropy']:.2f}", steps=c["steps"])
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 def say(text: str) -> None:
