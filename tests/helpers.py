@@ -81,3 +81,16 @@ def search_settings(**overrides):
     from alphazero.config.settings import default_config
     from alphazero.search.puct import SearchConfig
     return SearchConfig.from_cfg(default_config().mcts, **overrides)
+
+
+class FirstLegalPlayer:
+    """Always the lowest legal action: a player that loses to any search."""
+
+    def __init__(self, game):
+        self.game = game
+
+    def reset(self):
+        pass  # nothing to forget
+
+    def best_actions(self, states):
+        return np.array([self.game.legal_list(s)[0] for s in states])

@@ -16,24 +16,11 @@ from alphazero.nn.network import build_model
 from alphazero.agent.agent import NetworkAgent, PureMCTSAgent
 from games import make_game
 
-from helpers import search_settings, uniform_network
+from helpers import FirstLegalPlayer, search_settings, uniform_network
 
 ROOT = Path(__file__).resolve().parents[1]
 GATE = {"gate": "pure", "games": 4, "start_level": 1, "level_step": 5, "threshold": 0.55,
         "opening_plies": 0}
-
-
-class FirstLegalPlayer:
-    """Always the lowest legal action: a player that loses to any search."""
-
-    def __init__(self, game):
-        self.game = game
-
-    def reset(self):
-        pass  # nothing to forget
-
-    def best_actions(self, states):
-        return np.array([self.game.legal_list(s)[0] for s in states])
 
 
 def test_match_counts_from_the_players_view_with_colours_alternating():

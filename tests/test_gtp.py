@@ -15,27 +15,13 @@ from alphazero.evaluate.gtp import GtpAgent
 from alphazero.evaluate.match import play_match, program_row
 from games import make_game
 
-from helpers import ROOT
+from helpers import ROOT, FirstLegalPlayer
 
 FAKE = f"{sys.executable} {ROOT / 'tests' / 'fake_gtp.py'}"
 PASS = 64  # Othello's pass action
 FAULT = "--at 3"  # the program's first move in a game it would win (lowest_legal_match)
 SMALL = ["game=connect4_classic", "game.params.rows=5", "game.params.cols=5", "mcts.simulations=8",
          "search_alone=true"]
-
-
-class LowestLegalPlayer:
-    """The lowest legal action, as the fake program plays: the second player wins every
-    game between the two from the empty 5x5 board."""
-
-    def __init__(self, game):
-        self.game = game
-
-    def reset(self):
-        pass  # nothing to forget
-
-    def best_actions(self, states):
-        return np.array([self.game.legal_list(s)[0] for s in states])
 
 
 @pytest.fixture
@@ -72,7 +58,8 @@ def lowest_legal_match(connect4, program):
     """Four games of the lowest legal move against the program, the player first in games 0
     and 2. The program moves first in games 1 and 3, then in 0 and 2: its third genmove is
     in game 0, which it wins unless it fails there (FAULT)."""
-    return play_match(connect4, LowestLegalPlayer(connect4), program, 4, seed=0)
+    # the lowest legal action, as the fake program plays: the second player wins every game
+    return play_match(connect4, FirstLegalPlayer(connect4), program, 4, seed=0)
 
 
 def test_without_a_fault_each_side_wins_the_games_it_starts(tmp_path, connect4):
