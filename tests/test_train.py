@@ -16,11 +16,25 @@ from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate, validate_training
 from alphazero.nn.network import GlobalPoolBias, build_model
-from alphazero.train.loop import selfplay_seed
+from alphazero.train.loop import TrainingRun, selfplay_seed
 
 from helpers import TINY
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def train_here(tmp_path, *overrides):
+    """The run the `train` fixture starts, in this process: for a run's work, where how the
+    command starts, stops and reports is not what is checked (the tests of processes do that)."""
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
+        cfg = compose("config", overrides=[*TINY, f"train.checkpoint_dir={tmp_path}/checkpoints",
+                                           *overrides])
+    validate_training(cfg)
+    terminate = signal.getsignal(signal.SIGTERM)  # a run stops on SIGTERM: not this process
+    try:
+        TrainingRun(cfg, tmp_path / "runs" / str(len(list(tmp_path.glob("runs/*"))))).run()
+    finally:
+        signal.signal(signal.SIGTERM, terminate)
 
 
 def test_a_resumed_run_self_plays_with_a_stream_of_its_own():
@@ -75,9 +89,8 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, tiny_run, 
     # minutes it has already trained stops at once
     minutes = resumed["counters"]["minutes"]
     assert minutes > saved["counters"]["minutes"] > 0
-    third = train(tmp_path, "train.resume=true", "train.max_games=null",
-                  f"train.max_minutes={minutes}")
-    assert third.returncode == 0, third.stderr
+    train_here(tmp_path, "run_name=connect4_classic", "train.resume=true", "train.max_games=null",
+               f"train.max_minutes={minutes}")
     assert torch.load(latest, weights_only=True)["counters"]["games"] == resumed["counters"]["games"]
 
 
@@ -89,16 +102,15 @@ def test_checkpoint_for_another_game_is_refused(tmp_path, tiny_run, train):
     assert "Traceback" not in other.stderr
 
 
-def test_a_network_alone_continues_with_fresh_training_state(tmp_path, tiny_run, train):
+def test_a_network_alone_continues_with_fresh_training_state(tmp_path, tiny_run, train, capsys):
     """A network without training state (best.pt, a snapshot, a shipped network) goes on from
     its weights and game count; one of another shape is refused in a sentence."""
     snapshot = sorted((tiny_run / "checkpoints" / "connect4_classic" / "snapshots").glob("*.pt"))[-1]
     start = torch.load(snapshot, weights_only=True)["counters"]
     assert "optimizer" not in torch.load(snapshot, weights_only=True)
 
-    more = train(tmp_path, f"train.resume={snapshot}", "run_name=more", "train.max_games=32")
-    assert more.returncode == 0, more.stderr
-    assert f"from {start['games']} games" in more.stderr + more.stdout
+    train_here(tmp_path, f"train.resume={snapshot}", "run_name=more", "train.max_games=32")
+    assert f"from {start['games']} games" in capsys.readouterr().out
     after = torch.load(tmp_path / "checkpoints" / "more" / "latest.pt", weights_only=True)
     assert after["counters"]["games"] >= 32 and after["counters"]["steps"] > start["steps"]
     assert "optimizer" in after
@@ -185,7 +197,7 @@ def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     assert checkpoint.load(latest)["counters"]["games"] >= games_before
 
 
-def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path, train):
+def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
             "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/kill",
             f"train.checkpoint_dir={tmp_path}/checkpoints"]
@@ -199,8 +211,7 @@ def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path, train):
     process.wait()
     assert checkpoint.load(latest)["counters"]["games"] > 0
     assert checkpoint.load(latest.parent / "replay.pt")
-    resumed = train(tmp_path, "train.resume=true", "train.max_games=1")
-    assert resumed.returncode == 0, resumed.stderr
+    train_here(tmp_path, "run_name=connect4_classic", "train.resume=true", "train.max_games=1")
 
 
 CONFIG_CHOICES = ([f"game={p.stem}" for p in sorted((ROOT / "conf" / "game").glob("*.yaml"))]
