@@ -33,44 +33,47 @@ def rss_mb(pid):
         return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
 
 if __name__ == "__main__":
-    shared = sys.argv[2] == "shared"
+    shared = sys.argv[1] == "shared"
     game = make_game("connect4", rows=12, cols=12)  # long games, large records
     spec = WorkerSpec(game_name="connect4", game_params=game.params(), model_kind="cnn",
                       model_sizes={"channels": [2, 2, 2]}, device="cpu", precision="float32",
                       selfplay=SelfPlayConfig.from_cfg(default_config(), simulations=2, games_in_parallel=64),
                       search=SearchConfig.from_cfg(default_config().mcts), seed=0)
-    pool = LocalPool(spec, workers=1, max_games_in_flight=int(sys.argv[1]), shared_inference=shared)
-    pool.start(weights_to_bytes(build_model("cnn", game, channels=[2, 2, 2]).state_dict()))
-    pool.collect(1)  # compiled and playing
-    pids = [os.getpid(), pool.processes[0].pid]
-    start = sum(map(rss_mb, pids))
-    time.sleep(4)  # the trainer is busy elsewhere and reads nothing
-    growth = sum(map(rss_mb, pids)) - start
-    waiting = pool.permits[0].get_value() == 0  # every permit taken: the worker waits
-    after = len(pool.collect(1)) > 0  # and goes on once games are read
-    print(round(growth), waiting, after)
-    pool.stop()
+    for bound in map(int, sys.argv[2:]):  # a pool and its worker process for each bound
+        pool = LocalPool(spec, workers=1, max_games_in_flight=bound, shared_inference=shared)
+        pool.start(weights_to_bytes(build_model("cnn", game, channels=[2, 2, 2]).state_dict()))
+        pool.collect(1)  # compiled and playing
+        pids = [os.getpid(), pool.processes[0].pid]
+        start = sum(map(rss_mb, pids))
+        time.sleep(4)  # the trainer is busy elsewhere and reads nothing
+        growth = sum(map(rss_mb, pids)) - start
+        waiting = pool.permits[0].get_value() == 0  # every permit taken: the worker waits
+        after = len(pool.collect(1)) > 0  # and goes on once games are read
+        print(round(growth), waiting, after)
+        pool.stop()
 """
 
 
-def slow_trainer(tmp_path, bound: int, mode: str = "own") -> tuple[float, bool, bool]:
+def slow_trainer(tmp_path, *bounds: int, mode: str = "own") -> list[tuple[float, bool, bool]]:
+    """Per bound on the games in flight, one after the other in one trainer process: its and
+    its worker's memory growth over 4 seconds without reading, whether the worker then waited,
+    and whether games came once read."""
     script = tmp_path / "slow.py"
     script.write_text(SLOW_TRAINER_SCRIPT)
-    result = subprocess.run([sys.executable, str(script), str(bound), mode], cwd=ROOT,
+    result = subprocess.run([sys.executable, str(script), mode, *map(str, bounds)], cwd=ROOT,
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
-    growth, waiting, after = result.stdout.split()
-    return float(growth), waiting == "True", after == "True"
+    rows = [line.split() for line in result.stdout.splitlines()]
+    return [(float(growth), waiting == "True", after == "True") for growth, waiting, after in rows]
 
 
 def test_a_slow_trainer_keeps_memory_flat(tmp_path):
     """With 8 games in flight at most, 4 seconds without reading add (almost) no memory to
     the trainer and the worker; with the bound out of reach the same 4 seconds pile up
     games, so the measure can tell the two apart."""
-    growth, waiting, after = slow_trainer(tmp_path, 8)
+    (growth, waiting, after), (unbounded, unbounded_waiting, _) = slow_trainer(tmp_path, 8, 10**6)
     assert growth < 8 and waiting and after
-    unbounded, waiting, _ = slow_trainer(tmp_path, 10**6)
-    assert unbounded > 3 * max(growth, 4) and not waiting
+    assert unbounded > 3 * max(growth, 4) and not unbounded_waiting
 
 
 @pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if torch.cuda.is_available() else []))
@@ -130,5 +133,5 @@ def test_the_service_answers_as_the_network_does(device):
 
 def test_shared_inference_pool_plays_games(tmp_path):
     """A worker on the inference service delivers games, and a slow trainer keeps it bounded."""
-    growth, waiting, after = slow_trainer(tmp_path, 8, "shared")
+    (growth, waiting, after), = slow_trainer(tmp_path, 8, mode="shared")
     assert growth < 8 and waiting and after
