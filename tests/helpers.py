@@ -1,7 +1,7 @@
 """Plain data and functions that test modules import by name, because they are needed where a
 fixture cannot reach: in `parametrize` lists, in module constants built from them, and in the
-reference classes and module-level helpers of a test file. Everything a test function calls is
-a fixture in tests/conftest.py."""
+reference classes and module-level helpers of a test file. A helper that only test functions
+call is a fixture in tests/conftest.py instead."""
 from pathlib import Path
 from types import SimpleNamespace
 
