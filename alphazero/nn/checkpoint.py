@@ -35,6 +35,11 @@ def save_json_atomic(report: dict, path: str | os.PathLike) -> None:
     _write_atomic(path, lambda stream: stream.write(json.dumps(report, indent=2).encode()))
 
 
+def save_text_atomic(text: str, path: str | os.PathLike) -> None:
+    """A text file (a run's kept games), written the same safe way."""
+    _write_atomic(path, lambda stream: stream.write(text.encode()))
+
+
 def _write_atomic(path: str | os.PathLike, write) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

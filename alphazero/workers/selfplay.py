@@ -58,6 +58,10 @@ class GameRecord:
     moves: np.ndarray  # int16 [plies]: every move of the game, recorded or not
     recorded_plies: np.ndarray  # int16 [n]: the ply of each recorded position
     result: int  # final status: FIRST_WON, SECOND_WON or DRAW
+    start: np.ndarray  # the state the game started from, before any opening move
+    move_values: np.ndarray  # float32 [plies]: the root search's value before each move (0
+    # before a random opening move), from the view of the side to move
+    network: int = 0  # the version of the weights that played the last move (the pool's stamp)
 
     @property
     def length(self) -> int:
@@ -79,6 +83,8 @@ class _History:
     action_syms: list = field(default_factory=list)
     moves: list = field(default_factory=list)
     recorded_plies: list = field(default_factory=list)
+    start: np.ndarray | None = None
+    move_values: list = field(default_factory=list)
 
 
 def outcome_for(result: int, mover: int) -> float:
@@ -113,12 +119,14 @@ class SelfPlayWorker:
 
     def _new_game(self, b: int) -> np.ndarray:
         state = self.game.new_state(self.rng)
+        self.histories[b].start = state.copy()
         cfg = self.config
         # Without openings, draw nothing: the worker's random stream stays what it was before.
         if cfg.opening_plies and self.rng.random() < cfg.opening_share:
             for move in random_opening_moves(self.game, state, cfg.opening_plies, self.rng):
                 self.game.play(state, move)
                 self.histories[b].moves.append(move)
+                self.histories[b].move_values.append(0.0)
         self.search.set_root(b, state)
         return state
 
@@ -148,6 +156,7 @@ class SelfPlayWorker:
                 history.action_syms.append(acts.astype(np.int16))
                 history.recorded_plies.append(len(history.moves))
             history.moves.append(int(actions[b]))
+            history.move_values.append(root_values[b])
             game.play(state, int(actions[b]))
             search.advance(b, int(actions[b]))
             result = game.status(state)
@@ -166,6 +175,9 @@ class SelfPlayWorker:
         return values.astype(np.float32)
 
     def _record(self, history: _History, result: int) -> GameRecord:
+        whole_game = {"moves": np.array(history.moves, dtype=np.int16), "result": result,
+                      "start": history.start,
+                      "move_values": np.array(history.move_values, dtype=np.float32)}
         if not history.recorded_plies:  # every move was a fast search: a game, no samples
             g = self.game
             return GameRecord(
@@ -174,15 +186,13 @@ class SelfPlayWorker:
                 qs=np.zeros(0, dtype=np.float32),
                 cell_syms=np.zeros((0, 1, g.height * g.width), dtype=np.int16),
                 action_syms=np.zeros((0, 1, g.num_actions), dtype=np.int16),
-                moves=np.array(history.moves, dtype=np.int16),
-                recorded_plies=np.zeros(0, dtype=np.int16), result=result)
+                recorded_plies=np.zeros(0, dtype=np.int16), **whole_game)
         return GameRecord(
             planes=np.stack(history.planes), pis=np.stack(history.pis).astype(np.float32),
             zs=self._outcomes(history, result),
             qs=np.array(history.root_values, dtype=np.float32),
             cell_syms=np.stack(history.cell_syms), action_syms=np.stack(history.action_syms),
-            moves=np.array(history.moves, dtype=np.int16),
-            recorded_plies=np.array(history.recorded_plies, dtype=np.int16), result=result)
+            recorded_plies=np.array(history.recorded_plies, dtype=np.int16), **whole_game)
 
 
 def value_targets(record: GameRecord, q_share: float) -> np.ndarray:

@@ -321,6 +321,11 @@ class Connect4(Game):
             forbidden = (cell // cols, cell % cols)
         return self._state_of(np.zeros((rows, cols), dtype=np.int8), forbidden, ONGOING)
 
+    def board_params(self, state: np.ndarray) -> dict:
+        forbidden = _forbidden(state)
+        return {"rows": int(state[ROWS]), "cols": int(state[COLS]),
+                "forbidden": list(forbidden) if forbidden else None}
+
     def _state_of(self, board: np.ndarray, forbidden, game_status: int) -> np.ndarray:
         state = np.zeros(self.state_size, dtype=self.state_dtype)
         _fill_state(state, board, *(forbidden if forbidden is not None else (-1, -1)), game_status)

@@ -91,6 +91,12 @@ class Game:
         """The start position. Games whose board is drawn per game use `rng` to draw it."""
         raise NotImplementedError
 
+    def board_params(self, state: np.ndarray) -> dict:
+        """The parameters of the board `state` is on: `make_game(name, **board_params)`
+        starts that board (a game's kept record). Games whose board is drawn per game say
+        which one was drawn."""
+        return self.params()
+
     def symmetries(self, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
