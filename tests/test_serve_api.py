@@ -288,3 +288,152 @@ def test_the_course_network_plays_and_analyses_a_chosen_course_board(client):
     assert -1 <= thought["value_black"] <= 1 and thought["visits"] == 15
     view = client.post(f"/api/games/{game['id']}/agent", json={}).json()
     assert len(view["moves"]) == 1
+
+
+# ----------------------------------------------------------------------------- bad input of any kind
+
+# what each field takes when it is right; the fuzz sends these half of the time
+GOOD_VALUES = {"game": ["connect4_classic", "connect6", "othello_standard", "gomoku8"],
+               "colour": ["first", "second", "both"], "simulations": [2, 8], "params": [{}],
+               "moves": ["", "4 4", "F5 E6", "d3 c3"], "seed": [0, 5], "network": ["pure"],
+               "action": [0, 3, 44, 64], "player": [0, 1]}
+NEW_GAME, MOVE = ("POST", "/api/games", tuple(GOOD_VALUES)), ("POST", "{game}/move", ("action", "player"))
+ROUTES = [("GET", "/api/options", ()), NEW_GAME, NEW_GAME, NEW_GAME, ("GET", "{game}", ()), MOVE, MOVE,
+          ("POST", "{game}/undo", ()), ("POST", "{game}/agent", ("simulations",)),
+          ("POST", "{game}/analyse", ("simulations",)), ("GET", "{game}/positions/1", ()),
+          ("GET", "/api/run/games", ()), ("POST", "/api/run/games/0", ())]
+METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]
+
+
+def random_json(rng, depth: int = 0):
+    """A JSON value of any type."""
+    kind = rng.randrange(8 if depth < 3 else 5)
+    if kind == 0:
+        return rng.choice([None, True, False])
+    if kind == 1:
+        return rng.choice([-1, 0, 1, 2, 3, 8, 64, 10**6, 10**30, -2**63])
+    if kind == 2:
+        return rng.choice([0.5, 2.0, -1e308, 1e308, float("nan"), float("inf")])
+    if kind == 3:
+        return rng.choice(["shipped", "pass", "/etc/passwd", "../../pyproject.toml", "a\x00b",
+                           "checkpoints/pretrained/connect6.pt", "\u2603" * 20, ""])
+    if kind == 4:
+        return "".join(chr(rng.randrange(1, 0x2FFF)) for _ in range(rng.randrange(12)))
+    if kind == 5:
+        return [random_json(rng, depth + 1) for _ in range(rng.randrange(4))]
+    if kind == 6:
+        return {rng.choice(["size", "rows", "cols", "forbidden", "rules", "x"]): random_json(rng, depth + 1)
+                for _ in range(rng.randrange(4))}
+    return {"a": {"b": [random_json(rng, depth + 1)]}}
+
+
+def random_body(rng, fields: tuple) -> bytes:
+    """A body for a route taking `fields`: each present field right or of any JSON type, or a
+    body that is no JSON object at all."""
+    import json
+    chosen = rng.sample(fields, rng.randrange(len(fields) + 1)) + rng.sample(["other", "game"], 1)
+    body = {key: rng.choice(GOOD_VALUES[key]) if key in GOOD_VALUES and rng.random() < 0.5
+            else random_json(rng) for key in chosen}
+    if body.get("simulations") not in (None, 2, 8):
+        body["simulations"] = 8  # a valid budget only small: the fuzz must stay fast
+    text = json.dumps(body)
+    kind = rng.randrange(12)
+    if kind == 0:
+        return text[:rng.randrange(len(text))].encode()  # truncated
+    if kind == 1:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40)))  # mostly not UTF-8
+    if kind == 2:
+        return json.dumps(random_json(rng)).encode()  # any JSON, maybe no object
+    if kind == 3:
+        return b"[" * 30_000  # nested deeper than the parser recurses
+    return text.encode()
+
+
+def random_request(rng, keys: list[str]) -> tuple[str, str, bytes]:
+    method, path, fields = rng.choice(ROUTES)
+    game = f"/api/games/{rng.choice(keys + ['nosuchgame', '%00', 'x' * 300])}"
+    if rng.random() < 0.1:
+        path = "/api/" + "".join(rng.choice("abc/._-%~") for _ in range(rng.randrange(20)))
+    if rng.random() < 0.15:
+        method = rng.choice(METHODS)
+    return method, path.format(game=game), random_body(rng, fields)
+
+
+def test_random_and_malformed_requests_get_a_4xx_and_the_board_still_plays(client):
+    import random
+    rng = random.Random(7)
+    keys = [new_game(client, game=name, colour="both")["id"] for name in GOOD_VALUES["game"]]
+    for _ in range(300):
+        method, path, body = random_request(rng, keys)
+        headers = {"content-type": "application/json"}
+        if rng.random() < 0.03:
+            headers["content-length"] = rng.choice(["99999999999", "-1", "abc"])
+        response = client.request(method, path, content=body, headers=headers)
+        assert 200 <= response.status_code < 500, (method, path, body[:200], response.text)
+        if response.status_code >= 400 and method != "HEAD":
+            assert response.json()["error"], response.text
+    game = new_game(client, game="othello_standard", colour="first", moves="d3 c3")
+    action = int(next(iter(game["targets"])))
+    assert client.post(f"/api/games/{game['id']}/move", json={"action": action, "player": 0}).json()["agent_to_move"]
+    assert len(client.post(f"/api/games/{game['id']}/agent", json={}).json()["moves"]) == 4
+
+
+def test_wrong_json_types_for_each_field_are_one_sentence(client):
+    key = new_game(client, game="connect4_classic")["id"]
+    refused(client.post("/api/games", json={"game": {"a": 1}}), 400, "unknown game")
+    refused(client.post("/api/games", json={"game": "connect6", "colour": []}), 400, "colour")
+    refused(client.post("/api/games", json={"game": "connect6", "seed": 1.5}), 400, "seed")
+    refused(client.post("/api/games", json={"game": "connect6", "network": {"a": 1}}), 400, "checkpoint")
+    refused(client.post(f"/api/games/{key}/move", json={"action": 3, "player": 1.0}), 400, "player")
+    refused(client.post(f"/api/games/{key}/move", json={"action": 3, "player": True}), 400, "player")
+    refused(client.post(f"/api/games/{key}/agent", json={"simulations": [8]}), 400, "simulations")
+    refused(client.post(f"/api/games/{key}/move", content=b"[" * 30_000), 400, "not valid JSON")
+    assert client.get(f"/api/games/{key}").json()["moves"] == []
+
+
+@pytest.fixture
+def live_server(client):
+    """The client's app served by uvicorn on a free loopback port, in a thread."""
+    import uvicorn
+    sock = listen("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(client.app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]})
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    yield sock.getsockname()[:2]
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+def answer_before_the_body_ends(address, head: bytes, chunks) -> bytes:
+    """Send a request's head, then its body chunk by chunk while no answer has come; the
+    answer, read while the body was still unfinished."""
+    import socket
+    with socket.create_connection(address, timeout=10) as connection:
+        connection.sendall(head)
+        connection.settimeout(0.05)
+        for chunk in chunks:
+            try:
+                answer = connection.recv(65536)
+                break
+            except TimeoutError:
+                connection.sendall(chunk)
+        else:
+            raise AssertionError("the server read the whole body without answering")
+        connection.settimeout(10)
+        while b"\r\n\r\n" not in answer:
+            answer += connection.recv(65536)
+        return answer
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(live_server):
+    declared = (b"POST /api/games HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                b"content-length: 30000000\r\n\r\n")
+    answer = answer_before_the_body_ends(live_server, declared, [b" " * 65536] * 400)
+    assert answer.startswith(b"HTTP/1.1 413") and b"connection: close" in answer.lower()
+    chunked = (b"POST /api/games HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+               b"transfer-encoding: chunked\r\n\r\n")
+    answer = answer_before_the_body_ends(live_server, chunked, [b"2000\r\n" + b" " * 0x2000 + b"\r\n"] * 400)
+    assert answer.startswith(b"HTTP/1.1 413") and b"connection: close" in answer.lower()

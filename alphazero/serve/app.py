@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -30,20 +32,15 @@ from alphazero.agent.build import checkpoint_agent, default_checkpoint, shipped_
 from alphazero.config.presets import Preset, load_presets
 from alphazero.serve.catalog import (CatalogError, checkpoint_roots, display_path,
                                      list_checkpoints, resolve_checkpoint)
+from alphazero.serve.request_body import (ApiError, BodyLimit, choice, error_response, is_whole,
+                                          json_body)
 from alphazero.serve.session import GameSession, Refusal
 from games import GameError, make_game
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
-MAX_BODY_BYTES = 64 * 1024
 MAX_SETUP_MOVES = 2000
 SHIPPED, PURE = "shipped", "pure"  # the network choices besides a checkpoint path
 SEATS = {"first": {0}, "second": {1}, "both": {0, 1}}
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
 
 
 class LiveSession:
@@ -63,45 +60,42 @@ class Server:
         self.max_sessions, self.max_simulations = max_sessions, max_simulations
         self.sessions: OrderedDict[str, LiveSession] = OrderedDict()
         self.players: OrderedDict[tuple, object] = OrderedDict()  # loaded networks, shared
+        self.loading = threading.Lock()  # players are loaded in worker threads
+        # read once: the shipped networks are part of the install and do not change
+        self.shipped_networks = {key: self.shipped(p) for key, p in self.presets.items()}
 
     # --- endpoints ---------------------------------------------------------------------------
     async def options(self, request: Request) -> JSONResponse:
         return JSONResponse({
             "games": [{"key": p.key, "game_name": p.game_name, "params": p.params,
-                       "simulations": p.simulations, "shipped": self.shipped(p)}
+                       "simulations": p.simulations, "shipped": self.shipped_networks[p.key]}
                       for p in self.presets.values()],
-            "checkpoints": list_checkpoints(self.roots),
+            "checkpoints": await asyncio.to_thread(list_checkpoints, self.roots),
             "max_simulations": self.max_simulations,
         })
 
     async def new_game(self, request: Request) -> JSONResponse:
         body = await json_body(request)
-        preset = self.presets.get(body.get("game"))
-        if preset is None:
-            raise ApiError(400, f"unknown game {str(body.get('game'))[:40]!r}; choose one of: "
-                                f"{', '.join(self.presets)}.")
-        humans = SEATS.get(body.get("colour", "first"))
-        if humans is None:
-            raise ApiError(400, "colour must be first (black), second (white) or both (analysis).")
+        game = body.get("game")
+        preset = choice(game, self.presets, f"unknown game {str(game)[:40]!r}; choose one of: "
+                                            f"{', '.join(self.presets)}.")
+        humans = choice(body.get("colour", "first"), SEATS,
+                        "colour must be first (black), second (white) or both (analysis).")
         simulations = self.simulations(body.get("simulations", preset.simulations))
         params = body.get("params", preset.params)
         if not isinstance(params, dict) or len(json.dumps(params)) > 1000:
             raise ApiError(400, "params must be an object of the game's parameters.")
         moves = setup_moves(body.get("moves", []))
         seed = body.get("seed")
-        if seed is not None and not (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
+        if seed is not None and not (is_whole(seed) and seed >= 0):
             raise ApiError(400, "seed must be a whole number of at least 0, or left out.")
-        try:
-            game = make_game(preset.game_name, **params)
-            agent, label = await asyncio.to_thread(self.agent_for, preset, game,
-                                                   body.get("network", SHIPPED))
-            state = game.new_state(np.random.default_rng(seed))
-            session = GameSession(preset.key, game, state, agent, label, humans, simulations)
-            session.setup(moves)
+        network = body.get("network", SHIPPED)
+        try:  # in a thread: a game's first board compiles or loads its kernels, seconds
+            session, view = await asyncio.to_thread(self.new_session, preset, params, network,
+                                                    humans, simulations, moves, seed)
         except (GameError, CatalogError, checkpoint.CheckpointError, ConfigError, Refusal) as error:
             raise ApiError(400, str(error)) from None
-        key = self.store(session)
-        return JSONResponse({"id": key, **session.view()})
+        return JSONResponse({"id": self.store(session), **view})
 
     async def show(self, request: Request) -> JSONResponse:
         return JSONResponse(self.live(request).session.view())
@@ -109,7 +103,10 @@ class Server:
     async def move(self, request: Request) -> JSONResponse:
         body = await json_body(request)
         live = self.idle(request)
-        refused(lambda: live.session.human_move(body.get("action"), body.get("player")))
+        player = body.get("player")
+        if not is_whole(player):  # 1.0 or true would pass for white
+            raise ApiError(400, "the player must be 0 (black) or 1 (white).")
+        refused(lambda: live.session.human_move(body.get("action"), player))
         return JSONResponse(live.session.view())
 
     async def undo(self, request: Request) -> JSONResponse:
@@ -169,11 +166,21 @@ class Server:
 
     def simulations(self, value) -> int:
         # at least 2: a search's first simulation only expands the root (alphazero.config.settings)
-        if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= self.max_simulations:
+        if not (is_whole(value) and 2 <= value <= self.max_simulations):
             raise ApiError(400, f"simulations must be a whole number from 2 to {self.max_simulations}.")
         return value
 
     # --- agents ------------------------------------------------------------------------------
+    def new_session(self, preset: Preset, params: dict, network, humans: set[int],
+                    simulations: int, moves: list[str], seed: int | None) -> tuple[GameSession, dict]:
+        """A new game set up with `moves`, and its view."""
+        game = make_game(preset.game_name, **params)
+        agent, label = self.agent_for(preset, game, network)
+        state = game.new_state(np.random.default_rng(seed))
+        session = GameSession(preset.key, game, state, agent, label, humans, simulations)
+        session.setup(moves)
+        return session, session.view()
+
     def agent_for(self, preset: Preset, game, network) -> tuple[object, str]:
         """The agent of a new session and its name on the page: pure MCTS, the shipped
         network, or a checkpoint file."""
@@ -197,13 +204,14 @@ class Server:
 
     def player(self, preset: Preset, game, path: Path):
         key = (str(path), path.stat().st_mtime_ns, game.name, json.dumps(game.params(), sort_keys=True))
-        if key not in self.players:
-            saved = checkpoint.load(path)
-            self.players[key] = checkpoint_agent(game, preset.cfg, saved, path)
-            if len(self.players) > 8:
-                self.players.popitem(last=False)
-        self.players.move_to_end(key)
-        return self.players[key]
+        with self.loading:
+            if key not in self.players:
+                saved = checkpoint.load(path)
+                self.players[key] = checkpoint_agent(game, preset.cfg, saved, path)
+                if len(self.players) > 8:
+                    self.players.popitem(last=False)
+            self.players.move_to_end(key)
+            return self.players[key]
 
 
 def refused(action):
@@ -226,26 +234,8 @@ def setup_moves(value) -> list[str]:
     return [str(m) for m in value]
 
 
-async def json_body(request: Request) -> dict:
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
-        raise ApiError(413, f"the request body must be at most {MAX_BODY_BYTES} bytes.")
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise ApiError(413, f"the request body must be at most {MAX_BODY_BYTES} bytes.")
-    if not raw.strip():
-        return {}
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError(400, "the request body is not valid JSON.") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "the request body must be a JSON object.")
-    return body
-
-
 async def api_error(request: Request, error: ApiError) -> JSONResponse:
-    return JSONResponse({"error": str(error)}, status_code=error.status)
+    return error_response(error)
 
 
 async def http_error(request: Request, error: HTTPException) -> JSONResponse:
@@ -271,7 +261,7 @@ def create_app(max_sessions: int = 64, max_simulations: int = 20000) -> Starlett
         Route(game + "/agent", server.agent_move, methods=["POST"]),
         Route(game + "/analyse", server.analyse, methods=["POST"]),
     ]
-    app = Starlette(routes=routes, exception_handlers={
+    app = Starlette(routes=routes, middleware=[Middleware(BodyLimit)], exception_handlers={
         ApiError: api_error, HTTPException: http_error, Exception: internal_error})
     app.state.server = server
     return app
