@@ -94,3 +94,24 @@ class FirstLegalPlayer:
 
     def best_actions(self, states):
         return np.array([self.game.legal_list(s)[0] for s in states])
+
+
+class ScoredPlayer:
+    """Plays the best (or the worst) legal move of each position by a solver's scores of it;
+    a reference class that test_optimal_moves subclasses."""
+
+    def __init__(self, states, scores, best: bool):
+        self.scores = {state.tobytes(): s for state, s in zip(states, scores)}
+        self.best = best
+
+    def reset(self):
+        pass  # nothing to forget
+
+    def best_actions(self, states):
+        from games.connect4.solver import ILLEGAL_MOVE_SCORE  # the judges' common "illegal" score
+        picks = []
+        for state in states:
+            scores = self.scores[state.tobytes()].astype(float)
+            scores[scores == ILLEGAL_MOVE_SCORE] = -np.inf if self.best else np.inf
+            picks.append(int(np.argmax(scores) if self.best else np.argmin(scores)))
+        return np.array(picks)

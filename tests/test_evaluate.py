@@ -142,7 +142,8 @@ def test_ladder_command_writes_table_and_json(tmp_path):
     ladder = [row for row in report["rows"] if "level" in row]
     solved = [row for row in report["rows"] if "solver" in row]
     assert [row["level"] for row in ladder] == [2, 50]
-    assert [row["solver"] for row in solved] == ["checkpoint", "pure MCTS 2", "pure MCTS 50"]
+    assert [row["solver"] for row in solved] == ["checkpoint", "checkpoint, search alone",
+                                            "pure MCTS 2", "pure MCTS 50"]
     assert all(row["positions"] == 6 and 0 <= row["optimal"] <= row["outcome_keeping"] <= 1
                for row in solved)
     assert "optimal moves" in result.stdout

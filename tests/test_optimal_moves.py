@@ -16,27 +16,9 @@ from games import ONGOING, make_game
 from games.connect4.solver import ILLEGAL_MOVE_SCORE, Connect4Solver
 from games.othello.judge import ENDGAME_EMPTIES
 from games.othello.solver import OthelloSolver
+from helpers import ScoredPlayer
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class ScoredPlayer:
-    """Plays the best (or the worst) legal move by the solver's scores of each position."""
-
-    def __init__(self, positions, best: bool):
-        self.scores = {state.tobytes(): s for state, s in zip(*positions[:2])}
-        self.best = best
-
-    def reset(self):
-        pass  # nothing to forget
-
-    def best_actions(self, states):
-        picks = []
-        for state in states:
-            scores = self.scores[state.tobytes()].astype(float)
-            scores[scores == ILLEGAL_MOVE_SCORE] = -np.inf if self.best else np.inf
-            picks.append(int(np.argmax(scores) if self.best else np.argmin(scores)))
-        return np.array(picks)
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +48,8 @@ def test_positions_are_reproducible():
 
 def test_perfect_player_scores_one_and_worst_player_zero(small_board):
     _, positions = small_board
-    perfect = optimal_move_rate(ScoredPlayer(positions, best=True), *positions)
-    worst = optimal_move_rate(ScoredPlayer(positions, best=False), *positions)
+    perfect = optimal_move_rate(ScoredPlayer(*positions[:2], best=True), *positions)
+    worst = optimal_move_rate(ScoredPlayer(*positions[:2], best=False), *positions)
     assert perfect == {"positions": 30, "optimal": 1.0, "outcome_keeping": 1.0,
                        "weaker_wins": 0, "worse_losses": 0, "dropped": 0}
     assert worst["optimal"] == 0.0 and worst["outcome_keeping"] < 1.0
@@ -89,7 +71,7 @@ def test_misses_are_split_by_kind(small_board):
     """Every miss is a slower win, a faster loss or a dropped outcome, by the signs of the
     chosen and the best score."""
     _, positions = small_board
-    result = optimal_move_rate(RunnerUpPlayer(positions, best=True), *positions)
+    result = optimal_move_rate(RunnerUpPlayer(*positions[:2], best=True), *positions)
     kinds = {"weaker_wins": 0, "worse_losses": 0, "dropped": 0}
     for move_scores in positions[1]:
         legal = np.unique(move_scores[move_scores != ILLEGAL_MOVE_SCORE])
@@ -114,7 +96,7 @@ def test_early_positions_are_judged_by_outcome():
         assert 8 <= game.kernels["ply"](state) <= 14
         legal = move_outcomes[game.legal_mask(state)]
         assert set(legal) <= {-1, 0, 1} and len(set(legal)) > 1
-    rates = optimal_move_rate(ScoredPlayer((states, outcomes), best=False), states, outcomes, exact)
+    rates = optimal_move_rate(ScoredPlayer(states, outcomes, best=False), states, outcomes, exact)
     assert "optimal" not in rates and rates["dropped"] == 8  # the worst move always drops
 
 
@@ -129,8 +111,8 @@ def test_othello_endgames_are_solved(rules, kind):
         empties = int((game.board(state) == 0).sum()) - corners
         assert ENDGAME_EMPTIES[0] <= empties <= ENDGAME_EMPTIES[1] and game.status(state) == ONGOING
         np.testing.assert_array_equal(move_values, solver.move_values(state))
-    perfect = optimal_move_rate(ScoredPlayer((states, values), best=True), states, values, exact)
-    worst = optimal_move_rate(ScoredPlayer((states, values), best=False), states, values, exact)
+    perfect = optimal_move_rate(ScoredPlayer(states, values, best=True), states, values, exact)
+    worst = optimal_move_rate(ScoredPlayer(states, values, best=False), states, values, exact)
     assert perfect["optimal"] == perfect["outcome_keeping"] == 1.0 and worst["optimal"] == 0.0
 
 
@@ -149,7 +131,7 @@ def test_evaluate_scores_othello_endgames(tmp_path):
     assert result.returncode == 0, result.stderr
     solved = [row for row in json.loads((tmp_path / "run" / "ladder.json").read_text())["rows"]
               if "solver" in row]
-    assert [row["solver"] for row in solved] == ["checkpoint", "pure MCTS 3"]
+    assert [row["solver"] for row in solved] == ["checkpoint", "checkpoint, search alone", "pure MCTS 3"]
     assert all(row["positions"] == 4 and row["kind"] == "random"
                and 0 <= row["optimal"] <= row["outcome_keeping"] <= 1 for row in solved)
     assert "solved random positions" in result.stdout

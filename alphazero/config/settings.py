@@ -17,7 +17,7 @@ from games import Game, game_advisors, make_game
 
 POOL_KINDS = ("local", "ray")
 OPTIMIZERS = ("adam", "sgd")
-SOLVER_KINDS = ("random", "early", "selfplay")  # evaluate's solver_kind (alphazero.evaluate.judges)
+SOLVER_KINDS = ("random", "early", "selfplay", "stages")  # evaluate's solver_kind (alphazero.evaluate.judges)
 SEATS = ("first", "second")  # play's human
 GTP_OPPONENT = "gtp:"  # evaluate's and curve's opponent=gtp:COMMAND (alphazero.evaluate.gtp)
 SERVE_BOUNDS = {"port": (0, 65535), "max_sessions": (1, 100_000), "max_simulations": (1, 1_000_000)}
@@ -122,7 +122,9 @@ def validate_command_options(cfg: DictConfig) -> None:
     they are present: the ladder's levels, a GTP opponent's command and time limits, the
     solver measure's positions, the human's seat."""
     levels = OmegaConf.select(cfg, "eval.levels")
-    if not _is_list(levels) or not levels or not all(_is_count(x) and x > 0 for x in levels):
+    alone = bool(cfg.get("solver_positions"))  # the solver measure may go without a ladder
+    if (not _is_list(levels) or not (levels or alone)
+            or not all(_is_count(x) and x > 0 for x in levels)):
         raise ConfigError(f"eval.levels must be a list of playout counts of at least 1, not "
                           f"{levels!r}.")
     opponent = cfg.get("opponent")

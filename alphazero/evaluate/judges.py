@@ -9,7 +9,9 @@ positions are reached from the start by one of three kinds of play:
             Othello until 10-14 playable empty cells remain;
   early     Connect-4 only: 8-14 uniformly random moves, judged by outcome alone
             (win, draw or loss: exact scores that early cost too many nodes);
-  selfplay  pure MCTS at SELFPLAY_PLAYOUTS playing both sides, stopping as `random` does.
+  selfplay  pure MCTS at SELFPLAY_PLAYOUTS playing both sides, stopping as `random` does;
+  stages    classic Connect-4 only: Pons' six test sets by stage and distance to the end
+            (games/connect4/stage_sets.py), labelled in advance, each set scored apart.
 
 A position is kept when the game is still on, the solver settles every move within its
 budget, the choice matters (not every legal move has the same value) and it is new. The
@@ -87,6 +89,19 @@ def solved_positions(game, count: int, kind: str, plies: tuple[int, int], seed: 
         states.append(state)
         values.append(move_values)
     return states, values, not judge.outcome_only
+
+
+def stage_sets(game, per_set: int) -> dict[str, tuple[list, list]]:
+    """The judge's labelled sets (name -> states, values per action), up to `per_set` each."""
+    try:
+        return make_judge(game, "stages").stage_sets(game, per_set)
+    except GameError as error:
+        raise ConfigError(str(error)) from None
+
+
+def stage_rates(player, sets: dict[str, tuple[list, list]]) -> dict[str, dict]:
+    """`optimal_move_rate` on each set apart."""
+    return {name: optimal_move_rate(player, states, values) for name, (states, values) in sets.items()}
 
 
 def optimal_move_rate(player, states: list[np.ndarray], values: list[np.ndarray],

@@ -5,10 +5,11 @@ plays the checkpoint against pure MCTS at each level (playouts per move), colour
 alternating, all games of a level at once, and prints a table (with a 95% Wilson interval on
 the win rate) that it also writes as JSON to its run directory. `opponent=PATH` plays two
 checkpoints head to head instead, and `opponent=gtp:COMMAND` any program that speaks GTP
-(alphazero.evaluate.gtp), with each side's seconds per move. On classic Connect-4 and Othello, `solver_positions=N`
-(with `solver_kind=random|early|selfplay`) also measures how often the checkpoint (and pure
-MCTS at the ladder's levels) plays an optimal move on N solved positions
-(alphazero.evaluate.judges).
+(alphazero.evaluate.gtp), with each side's seconds per move. On classic Connect-4 and
+Othello, `solver_positions=N` (with `solver_kind=random|early|selfplay`) also measures how
+often the checkpoint, its network's search alone and pure MCTS at the ladder's levels play
+an optimal move on N solved positions (alphazero.evaluate.judges); `solver_kind=stages`
+scores classic Connect-4 moves on up to N positions of each of Pons' six test sets.
 """
 from __future__ import annotations
 
@@ -271,13 +272,35 @@ def format_program_line(r: dict) -> str:
 
 
 def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
-    """Optimal-move rates of `player` and of pure MCTS at each level on the same positions."""
+    """Optimal-move rates on the same positions of `player`, of its network's search alone
+    (where `player` has advisors) and of pure MCTS at each level."""
+    players = [("checkpoint", player)]
+    if player.advisors:
+        alone = OmegaConf.merge(cfg, {"search_alone": True})
+        players.append(("checkpoint, search alone",
+                        build_agent(game, alone, "az", cfg.checkpoint, seed=cfg.seed)))
+    players += [(f"pure MCTS {level}", PureMCTSAgent(game, level, seed=cfg.seed + level))
+                for level in levels]
+    if cfg.solver_kind == "stages":
+        sets = judges.stage_sets(game, cfg.solver_positions)
+        return [{"solver": name, "kind": "stages", "sets": judges.stage_rates(who, sets)}
+                for name, who in players]
     states, values, exact = judges.solved_positions(
         game, cfg.solver_positions, cfg.solver_kind, tuple(cfg.solver_plies), cfg.seed)
-    players = [("checkpoint", player)] + [
-        (f"pure MCTS {level}", PureMCTSAgent(game, level, seed=cfg.seed + level)) for level in levels]
     return [{"solver": name, "kind": cfg.solver_kind}
             | judges.optimal_move_rate(who, states, values, exact) for name, who in players]
+
+
+def format_stage_table(rows: list[dict]) -> str:
+    """Each player's mistakes (moves that lose the exact outcome) on each of Pons' sets."""
+    names = list(rows[0]["sets"])
+    lines = ["mistakes (moves that lose the exact outcome) on solver-labelled positions",
+             f"{'player':<26}" + "".join(f"{name:>15}" for name in names)]
+    for r in rows:
+        cells = [f"{100 * s['dropped'] / s['positions']:.1f}% of {s['positions']}"
+                 for s in r["sets"].values()]
+        lines.append(f"{r['solver']:<26}" + "".join(f"{cell:>15}" for cell in cells))
+    return "\n".join(lines)
 
 
 def run(cfg: DictConfig, out_dir: Path) -> dict:
@@ -326,8 +349,11 @@ def main(cfg: DictConfig) -> None:
     for r in rows:
         if "forfeits" in r:
             print(format_program_line(r))
+    stage_rows = [r for r in rows if r.get("kind") == "stages"]
+    if stage_rows:
+        print(format_stage_table(stage_rows))
     for r in rows:
-        if "solver" in r:
+        if "solver" in r and r["kind"] != "stages":
             exact = (f"optimal moves {r['optimal']:.3f}, " if "optimal" in r else "")
             misses = (f"{r['weaker_wins']} weaker wins, {r['worse_losses']} worse losses, "
                       if "optimal" in r else "")
