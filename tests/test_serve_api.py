@@ -68,7 +68,7 @@ def test_a_game_against_the_agent_connect6_turns_and_undo(client):
     key, cell = game["id"], game["targets"]["44"]
     assert game["to_move"] == 0 and not game["agent_to_move"] and len(game["targets"]) == 100
     after = client.post(f"/api/games/{key}/move", json={"action": 44, "player": 0}).json()
-    assert "X" == "".join(after["rows"])[cell] and after["agent_to_move"] and after["last_cell"] == cell
+    assert "X" == "".join(after["rows"])[cell] and after["agent_to_move"] and after["last_cells"] == [cell]
     first = client.post(f"/api/games/{key}/agent", json={}).json()
     assert first["agent_to_move"]  # a Connect6 turn is two stones
     second = client.post(f"/api/games/{key}/agent", json={}).json()

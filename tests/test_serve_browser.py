@@ -1,38 +1,111 @@
 """The web board in a real browser: headless Chromium (Debian's chromium and chromium-driver)
-driven by Selenium plays a short game of each kind to the end, with Connect6's double moves,
-an Othello pass, Connect-4's falling discs and forbidden cell, undo and the analysis views."""
+driven by Selenium. Every board size fits three windows (a desktop, a short laptop window, a
+phone) with every cell clickable and its coordinates in the game's notation; games of each
+kind are played to the end (Connect6's two stones a turn, an Othello pass, Connect-4's
+falling discs and forbidden cell, undo, the analysis views); refused clicks say why; the
+move list steps back through a game; a training run's kept games are replayed with their
+values."""
+import json
 import shutil
 import tempfile
 import threading
 import time
 
+import numpy as np
 import pytest
 import uvicorn
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from alphazero.config.presets import named_game
 from alphazero.serve.__main__ import listen
 from alphazero.serve.app import create_app
+from alphazero.serve.board_view import board_view, read_board
+from alphazero.train import game_log
+from games import FIRST_WON, ONGOING, SECOND_WON
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--window-size=1400,1000"]
+WINDOWS = [(1400, 857), (1280, 577), (390, 844)]  # a desktop, a short laptop window, a phone
 OTHELLO_PASS = "d3 c3 e6 d2 d1 e1 b3 c1"  # classic Othello: black has no move after these
 # 40 moves of a course Othello game (random play), so the test plays its last 20 or so
 OTHELLO_COURSE = ("c3 f3 e2 d7 b4 b2 f5 c5 g3 d1 d4 g5 g7 f2 d3 h4 f6 e4 g4 d2 e5 e6 e3 a5 f4 c6 "
                   "c2 g2 g1 c1 g6 f7 b3 h2 c7 a3 b7 h6 d5 e7")
 # Connect6: black has A1-D1 and plays two stones next
 CONNECT6_WIN_NEXT = "A1 A10 C10 B1 C1 E10 G10 D1 J5 A8 C8"
+# Each board size once, every game won by a line where it can be, with its set-up key=values
+BOARDS = [
+    ("gomoku", {"size": 19}, "A1 A19 B1 B19 C1 C19 D1 D19 E1"),
+    ("gomoku", {"size": 5}, "A1 A5 B1 B5 C1 C5 D1 D5 E1"),
+    ("connect6", {"size": 19}, CONNECT6_WIN_NEXT + " E1 F1"),
+    ("connect4", {"rows": 12, "cols": 12, "forbidden": [11, 5]}, "1 2 1 2 1 2 1"),
+    ("connect4_classic", {}, "4 4 3 3 2 2 1"),
+]
+# Where each of the page's boards is inside the window, and whether a click at each cell's
+# centre reaches that cell
+GEOMETRY = """
+const centre = (box) => [box.left + box.width / 2, box.top + box.height / 2];
+const cells = [...document.querySelectorAll('#board .cell')], moves = document.getElementById('moves');
+const board = document.getElementById('board').getBoundingClientRect();
+const current = moves.querySelector('.current'), list = moves.getBoundingClientRect();
+return {
+  window: [innerWidth, innerHeight],
+  board: [board.left, board.top, board.right, board.bottom],
+  page: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
+  missed: cells.filter((c) => document.elementFromPoint(...centre(c.getBoundingClientRect())) !== c)
+    .map((c) => c.dataset.cell),
+  smallest: Math.min(...cells.map((c) => c.getBoundingClientRect().width)),
+  labels: [...document.querySelectorAll('#board .label')].map((l) => [l.textContent,
+    Number(getComputedStyle(l).gridRowStart), Number(getComputedStyle(l).gridColumnStart)]),
+  last: [...document.querySelectorAll('#board .stone.last')].map((s) => s.parentNode.dataset.cell),
+  win: [...document.querySelectorAll('#board .cell.win')].map((c) => c.dataset.cell),
+  list_scrolls: moves.scrollHeight > moves.clientHeight,
+  current_in_list: current !== null && current.getBoundingClientRect().top >= list.top - 1
+    && current.getBoundingClientRect().bottom <= list.bottom + 1,  // scrolled to whole pixels
+};
+"""
+
+
+def random_game(key: str, seed: int) -> tuple[list[str], int]:
+    """A game of random moves to its end: its moves in notation and its final status."""
+    game, rng = named_game(key), np.random.default_rng(seed)
+    state, moves = game.new_state(rng), []
+    while game.status(state) == ONGOING:
+        action = int(rng.choice(game.legal_list(state)))
+        moves.append(game.format_move(state, action))
+        game.play(state, action)
+    return moves, game.status(state)
+
+
+OTHELLO_GAME = random_game("othello", 1)
 
 
 @pytest.fixture(scope="module")
-def url():
+def run(tmp_path_factory):
+    """A training run's folder with two kept games, as the training loop keeps them."""
+    folder = tmp_path_factory.mktemp("run")
+    kept = []
+    for index, (key, (moves, status)) in enumerate([("othello", OTHELLO_GAME),
+                                                    ("connect4_classic", random_game("connect4_classic", 2))]):
+        values = np.random.default_rng(index).uniform(-1, 1, len(moves)).round(3).tolist()
+        result = {FIRST_WON: "black won", SECOND_WON: "white won"}.get(status, "draw")
+        kept.append({"index": 40 + index, "network": 7 + index, "game": key,
+                     "params": named_game(key).params(), "moves": moves, "values": values,
+                     "result": result})
+    game_log.write(folder, kept, max_bytes=10**6)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def url(run):
     sock = listen("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app(run=run), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
@@ -73,26 +146,25 @@ class Board:
         return self.driver.execute_script(script, *args)
 
     def wait_idle(self, timeout=60):
-        """Until no request is on its way and the agent has played its whole turn."""
+        """Until the page has settled: the last click and all it set off (the agent's whole
+        turn, an analysis) are done."""
         # Asked every 20 ms, not Selenium's 500: a game to its end waits once a move.
         WebDriverWait(self.driver, timeout, poll_frequency=0.02).until(lambda d: self.js(
-            "return page.game !== null && !page.busy && !page.game.agent_to_move"))
-        time.sleep(0.05)  # let a follow-up (analysis) request start if there is one
-        WebDriverWait(self.driver, timeout, poll_frequency=0.02).until(
-            lambda d: self.js("return !page.busy"))
+            "return window.page !== undefined && page.game !== null && !page.working"
+            " && !page.game.agent_to_move"))
 
     def new_game(self, game, colour="first", network="shipped", simulations=2, moves="", params=None):
         Select(self.el("game")).select_by_value(game)
         self.js("document.getElementById('game').dispatchEvent(new Event('change'))")
         for key, value in (params or {}).items():
             self.js("document.querySelector(`[data-param='${arguments[0]}']`).value = arguments[1]",
-                    key, value)
+                    key, json.dumps(value))
         Select(self.el("network")).select_by_value(network)
         Select(self.el("colour")).select_by_value(colour)
         self.js("document.getElementById('simulations').value = arguments[0]", simulations)
         self.js("document.getElementById('setup-moves').value = arguments[0]", moves)
         previous = self.js("return page.id")
-        self.el("new-game").click()
+        self.js("document.getElementById('new-game').click()")  # as a click, without scrolling
         self.wait_idle()
         assert self.js("return page.id") != previous, self.message()
         assert len(self.game()["moves"]) >= len(moves.split())
@@ -100,14 +172,30 @@ class Board:
     def el(self, element_id):
         return self.driver.find_element(By.ID, element_id)
 
+    def cell(self, cell):
+        return self.driver.find_element(By.CSS_SELECTOR, f'#board [data-cell="{cell}"]')
+
     def game(self):
         return self.js("return page.game")
+
+    def shown(self):
+        """The position on the board: an earlier one being viewed, or the game's own."""
+        return self.js("return page.viewing || page.game")
 
     def message(self):
         return self.el("message").text
 
+    def marked(self, selector):
+        return sorted(int(c) for c in self.js(
+            "return [...document.querySelectorAll(arguments[0])].map((e) => e.closest('.cell').dataset.cell)",
+            selector))
+
     def click_cell(self, cell):
-        self.driver.find_element(By.CSS_SELECTOR, f'#board [data-cell="{cell}"]').click()
+        self.cell(cell).click()
+        self.wait_idle()
+
+    def press(self, key):
+        self.driver.find_element(By.TAG_NAME, "body").send_keys(key)
         self.wait_idle()
 
     def play_to_the_end(self, pick_cell=lambda game, cell: cell, limit=200):
@@ -128,61 +216,146 @@ def stones(game):
     return "".join(game["rows"]).count("X") + "".join(game["rows"]).count("O")
 
 
+def window(driver, width, height):
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.execute_async_script("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))")
+
+
+def coordinates_spell_the_moves(labels, key, params):
+    """The labels around the board name each legal move of the start as the game writes it."""
+    game = named_game(key, **params)
+    state = game.new_state()
+    view = board_view(game, state)
+    rows, cols = len(view.rows), len(view.rows[0])
+    column = {c - 2: text for text, r, c in labels if r in (1, rows + 2) and 2 <= c < cols + 2}
+    row = {r - 2: text for text, r, c in labels if c in (1, cols + 2) and 2 <= r < rows + 2}
+    for action, cell in view.targets.items():
+        r, c = divmod(cell, cols)
+        name = column[c] + ("" if view.column_moves else row[r])
+        assert name == game.format_move(state, action), (key, params, cell, name)
+
+
+def test_every_board_fits_every_window_with_its_coordinates_and_marks(browser, url):
+    board = Board(browser, url)
+    try:
+        for key, params, moves in BOARDS + [("othello", {}, " ".join(OTHELLO_GAME[0]))]:
+            board.new_game(key, colour="both", network="pure", moves=moves, params=params)
+            game, labels = board.game(), None
+            for width, height in WINDOWS:
+                window(browser, width, height)
+                seen = board.js(GEOMETRY)
+                where = (key, params, width, height)
+                left, top, right, bottom = seen["board"]
+                assert seen["window"] == [width, height], where
+                assert 0 <= left and 0 <= top and right <= width and bottom <= height, (where, seen["board"])
+                assert seen["missed"] == [] and seen["smallest"] >= 12, (where, seen["missed"], seen["smallest"])
+                assert seen["page"][0] <= width, where  # never sideways
+                if width >= 1000:
+                    assert seen["page"][1] <= height, where  # the panels scroll, not the page
+                if labels is None:
+                    coordinates_spell_the_moves(seen["labels"], key, params)
+                    labels = seen["labels"]
+                assert seen["labels"] == labels, where
+                assert [int(c) for c in seen["last"]] == game["last_cells"] != [], where
+                assert sorted(int(c) for c in seen["win"]) == game["win_line"], where
+                assert seen["current_in_list"], where
+            if key == "othello":
+                assert seen["list_scrolls"] and game["win_line"] == [] and len(game["moves"]) >= 58
+            else:
+                assert len(game["win_line"]) >= {"gomoku": 5, "connect6": 6}.get(key, 4), key
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert len(board.marked("#board .cell.win")) == 0  # Othello: won by counting, no line
+
+
 def test_connect6_double_moves_undo_analysis_and_a_win(browser, url):
     board = Board(browser, url)
     board.new_game("connect6", colour="first", simulations=2)
     board.click_cell(44)  # black's opening is one stone, then the agent plays two
     game = board.game()
     assert [m["mover"] for m in game["moves"]] == [0, 1, 1] and stones(game) == 3
+    assert board.marked("#board .stone.last") == sorted(game["last_cells"]) and len(game["last_cells"]) == 2
     free = sorted(game["targets"].values())
     board.click_cell(free[0])
-    assert board.game()["to_move"] == 0 and "stone 2 of 2" in board.el("caption").text
+    assert board.game()["to_move"] == 0 and "stone 2 of 2" in board.el("turn").text
     board.click_cell(free[1])
     assert [m["mover"] for m in board.game()["moves"]] == [0, 1, 1, 0, 0, 1, 1]
-    board.click_cell(44)  # occupied: a message, nothing changes
-    assert "not a legal move" in board.message() and len(board.game()["moves"]) == 7
+    board.click_cell(44)  # occupied: the game's own words, and nothing changes
+    assert board.message() == "E6 is already occupied." and len(board.game()["moves"]) == 7
     board.el("undo").click()
     board.wait_idle()
-    assert len(board.game()["moves"]) == 3  # the agent's turn and the person's two stones
+    assert len(board.game()["moves"]) == 3 and board.message() == ""  # a success clears it
     for box in ("show-heat", "show-value", "show-line"):
         board.el(box).click()
         board.wait_idle()
     assert browser.find_elements(By.CSS_SELECTOR, "#board .heat")
     assert browser.find_elements(By.CSS_SELECTOR, "#board .ghost")
     assert "Black" in board.el("value-text").text and "Expected line" in board.el("line").text
+    # the heat's percentages and the line's numbers never cover each other
+    assert board.js("""
+      const box = (node) => { const range = document.createRange(); range.selectNodeContents(node);
+                              return range.getBoundingClientRect(); };
+      return [...document.querySelectorAll('#board .cell')].filter((cell) => {
+        const share = cell.querySelector('.share'), ghost = cell.querySelector('.ghost');
+        if (!share || !ghost) return false;
+        const a = box(share), b = box(ghost);
+        return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      }).length""") == 0
+    assert board.js("return document.querySelectorAll('#board .share').length") > 0
     board.new_game("connect6", colour="first", moves=CONNECT6_WIN_NEXT)
     board.click_cell(94)  # E1
     assert not board.game()["result"]
     board.click_cell(95)  # F1: six in a row
     assert board.el("result").text == "Black wins. You win!"
+    assert board.marked("#board .stone.last") == [94, 95]  # both stones of the winning turn
+    assert board.marked("#board .cell.win") == [90, 91, 92, 93, 94, 95]
     assert browser.find_element(By.ID, "undo").is_enabled()
 
 
 def test_course_connect4_with_board_size_forbidden_cell_and_falling_discs(browser, url):
     board = Board(browser, url)
-    board.new_game("connect4", network="pure", simulations=5,
-                   params={"rows": "9", "cols": "10", "forbidden": "[4, 4]"})
+    board.new_game("connect4", network="pure", simulations=5, moves="1 1 1 1 1 1 1 1",
+                   params={"rows": 8, "cols": 10, "forbidden": [4, 4]})
     game = board.game()
-    assert len(game["rows"]) == 9 and len(game["rows"][0]) == 10 and game["rows"][4][4] == "#"
-    assert "blocked" in browser.find_element(By.CSS_SELECTOR, '#board [data-cell="44"]').get_attribute("class")
+    assert len(game["rows"]) == 8 and len(game["rows"][0]) == 10 and game["rows"][4][4] == "#"
+    assert "blocked" in board.cell(44).get_attribute("class")
+    assert [p.text for p in browser.find_elements(By.CSS_SELECTOR, "#player-0 .name, #player-1 .name")] == [
+        "Red (you)", "Yellow (agent)"]
+    board.click_cell(44)  # the forbidden cell says why
+    assert "forbidden cell" in board.message() and len(board.game()["moves"]) == 8
+    board.click_cell(20)  # column 1 is full: the set-up box's words
+    assert board.message() == "column 1 is full."
     board.click_cell(4)  # the top of column 5: the disc falls to the bottom
     game = board.game()
-    assert "".join(game["rows"])[84] == "X" and game["moves"][0]["text"] == "5"
+    assert "".join(game["rows"])[74] == "X" and game["moves"][8]["text"] == "5"
+    assert board.message() == ""
     # a column click: the top cell of the leftmost open column
     result = board.play_to_the_end(lambda game, cell: cell % len(game["rows"][0]))
     assert result.endswith(("You win!", "The agent wins.", "Draw."))
 
 
-def test_classic_connect4_against_the_shipped_network(browser, url):
+def test_classic_connect4_drops_a_new_disc_only(browser, url):
     board = Board(browser, url)
     board.new_game("connect4_classic", simulations=2)
     board.click_cell(3)
-    assert browser.find_elements(By.CSS_SELECTOR, "#board .stone.drop")
+    assert board.marked("#board .stone.drop") == board.game()["last_cells"]  # the agent's reply
+    board.el("show-hints").click()  # a redraw of the same position drops nothing
+    board.wait_idle()
+    assert board.marked("#board .stone.drop") == []
     assert board.play_to_the_end().endswith(("You win!", "The agent wins.", "Draw."))
 
 
 def test_othello_classic_pass_and_course_game_to_the_end(browser, url):
     board = Board(browser, url)
+    board.new_game("othello_standard", colour="both", network="pure", moves="d3")
+    board.click_cell(18)  # c3 turns d4: it turns over once
+    assert board.marked("#board .stone.flip") == [27] == board.game()["turned"]
+    board.el("show-hints").click()  # hints off and on: two redraws of the same position
+    board.el("show-hints").click()
+    board.wait_idle()
+    assert board.marked("#board .stone.flip") == []
     board.new_game("othello_standard", network="pure", simulations=4, moves=OTHELLO_PASS)
     assert board.el("pass").is_displayed() and "must pass" in board.message()
     board.click_cell(0)
@@ -193,4 +366,57 @@ def test_othello_classic_pass_and_course_game_to_the_end(browser, url):
     assert board.play_to_the_end().endswith(("You win!", "The agent wins.", "Draw."))
     board.new_game("othello", colour="second", simulations=2, moves=OTHELLO_COURSE)
     assert browser.find_elements(By.CSS_SELECTOR, "#board .hint")  # legal-move hints
+    board.click_cell(0)
+    assert board.message() == "The corners are never played in course Othello."
     assert board.play_to_the_end().endswith(("You win!", "The agent wins.", "Draw."))
+
+
+def test_the_move_list_shows_earlier_positions_and_a_training_game_replays(browser, url):
+    board = Board(browser, url)
+    moves = OTHELLO_GAME[0]
+    board.new_game("othello", colour="both", network="pure", moves=" ".join(moves))
+    rounds = board.js("return document.querySelectorAll('#moves .round').length")
+    assert rounds == len({i for i, m in enumerate(board.game()["moves"]) if m["mover"] == 0})
+    browser.find_element(By.CSS_SELECTOR, '#moves [data-ply="10"]').click()
+    board.wait_idle()
+    assert board.shown()["rows"] == position(moves[:10]) and board.el("back").is_displayed()
+    assert board.marked("#board .stone.last") == board.shown()["last_cells"]
+    board.click_cell(0)
+    assert "go back to the game" in board.message()
+    board.press(Keys.ARROW_LEFT)
+    assert board.shown()["ply"] == 9 and board.message() == ""
+    board.el("back").click()
+    board.wait_idle()
+    assert board.js("return page.viewing") is None and not board.el("back").is_displayed()
+    browser.find_element(By.CSS_SELECTOR, '#moves [data-ply="3"]').click()
+    board.wait_idle()
+    browser.find_element(By.CSS_SELECTOR, f'#moves [data-ply="{len(moves)}"]').click()
+    board.wait_idle()
+    assert board.js("return page.viewing") is None  # the last move is the game's own position
+    # a training run's games: the list, one opened at its start, stepped through
+    board.el("tab-run").click()
+    board.wait_idle()
+    rows = [r.text.split() for r in browser.find_elements(By.CSS_SELECTOR, "#run-games tbody tr")]
+    assert rows[1][:2] == ["40", "7"] and rows[1][-1] == str(len(moves))  # newest first
+    browser.find_element(By.CSS_SELECTOR, '#run-games tr[data-index="40"]').click()
+    board.wait_idle()
+    assert board.game()["replay"]["index"] == 40 and board.shown()["ply"] == 0
+    assert board.el("undo").is_displayed() is False and board.el("graph-box").is_displayed()
+    for _ in range(3):
+        board.press(Keys.ARROW_RIGHT)
+    assert board.shown()["rows"] == position(moves[:3]) and "Move 3 of" in board.el("turn").text
+    points = board.js("return document.querySelector('#graph .values').getAttribute('points').split(' ').length")
+    assert points == len(moves) + 1  # a value before each move, then the result
+    marker = board.js("return Number(document.querySelector('#graph line.now').getAttribute('x1'))")
+    board.press(Keys.END)
+    assert board.js("return page.viewing") is None and board.el("result").text
+    assert board.js("return Number(document.querySelector('#graph line.now').getAttribute('x1'))") > marker
+    board.click_cell(27)
+    assert "training run played" in board.message()
+
+
+def position(moves: list[str]) -> list[str]:
+    """The course Othello board after `moves`, as the page gets it."""
+    game = named_game("othello")
+    state = game.play_moves(game.new_state(), moves)
+    return read_board(game.render(state), game.width)[0]

@@ -1,4 +1,6 @@
-"""`python -m alphazero.serve [port=N] [host=ADDRESS]`: the web board on http://127.0.0.1:8000/.
+"""`python -m alphazero.serve [port=N] [host=ADDRESS] [run=FOLDER]`: the web board on
+http://127.0.0.1:8000/; with run=, also the kept self-play games of the training run whose
+checkpoint folder that is.
 
 Settings are conf/serve.yaml, overridden Hydra-style on the command line. A busy port or a
 bad setting is one sentence and exit code 2.
@@ -22,6 +24,7 @@ from alphazero.config.paths import CONF_DIR
 from alphazero.config.settings import validate_serve
 from alphazero.play import run_or_exit
 from alphazero.serve.app import create_app
+from alphazero.serve.replays import check_run
 
 
 
@@ -64,8 +67,9 @@ def main(argv: list[str]) -> None:
     def session():
         cfg = load_config(argv)
         torch.set_num_threads(1)  # one search per request; several requests share the cores
+        run = check_run(str(cfg.run)) if cfg.run is not None else None
         sock = listen(cfg.host, cfg.port)
-        app = create_app(cfg.max_sessions, cfg.max_simulations)
+        app = create_app(cfg.max_sessions, cfg.max_simulations, run)
         host, port = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
         if not is_loopback(host):

@@ -30,8 +30,10 @@ from alphazero.config.errors import ConfigError
 from alphazero.agent.agent import PureMCTSAgent
 from alphazero.agent.build import checkpoint_agent, default_checkpoint, shipped_boards
 from alphazero.config.presets import Preset, load_presets
+from alphazero.serve import replays
 from alphazero.serve.catalog import (CatalogError, checkpoint_roots, display_path,
                                      list_checkpoints, resolve_checkpoint)
+from alphazero.serve.game_texts import colour_names, preset_text
 from alphazero.serve.request_body import (ApiError, BodyLimit, choice, error_response, is_whole,
                                           json_body)
 from alphazero.serve.session import GameSession, Refusal
@@ -53,8 +55,9 @@ class LiveSession:
 
 
 class Server:
-    def __init__(self, max_sessions: int, max_simulations: int):
+    def __init__(self, max_sessions: int, max_simulations: int, run: Path | None):
         self.presets: dict[str, Preset] = load_presets()
+        self.run = run  # a training run's checkpoint folder, whose kept games the page replays
         base = next(iter(self.presets.values())).cfg
         self.roots = checkpoint_roots(base)
         self.max_sessions, self.max_simulations = max_sessions, max_simulations
@@ -68,10 +71,13 @@ class Server:
     async def options(self, request: Request) -> JSONResponse:
         return JSONResponse({
             "games": [{"key": p.key, "game_name": p.game_name, "params": p.params,
-                       "simulations": p.simulations, "shipped": self.shipped_networks[p.key]}
+                       "simulations": p.simulations, "shipped": self.shipped_networks[p.key],
+                       "title": preset_text(p.key).title, "rules": preset_text(p.key).rules,
+                       "colours": colour_names(p.game_name)}
                       for p in self.presets.values()],
             "checkpoints": await asyncio.to_thread(list_checkpoints, self.roots),
             "max_simulations": self.max_simulations,
+            "run": display_path(self.run) if self.run else None,
         })
 
     async def new_game(self, request: Request) -> JSONResponse:
@@ -137,6 +143,24 @@ class Server:
             state = session.state.copy()
             thought = await asyncio.to_thread(refused, lambda: session.think(simulations))
         return JSONResponse(session.thought_view(thought, state))
+
+    async def position(self, request: Request) -> JSONResponse:
+        session = self.live(request).session
+        return JSONResponse(refused(lambda: session.position(request.path_params["ply"])))
+
+    # --- a training run's games --------------------------------------------------------------
+    async def run_games(self, request: Request) -> JSONResponse:
+        return JSONResponse({"run": display_path(self.kept_run()),
+                             "games": replays.game_list(self.kept_run())})
+
+    async def open_run_game(self, request: Request) -> JSONResponse:
+        session = refused(lambda: replays.open_game(self.kept_run(), request.path_params["index"]))
+        return JSONResponse({"id": self.store(session), **session.view()})
+
+    def kept_run(self) -> Path:
+        if self.run is None:
+            raise ApiError(404, "this board shows no training run; start it with run=FOLDER.")
+        return self.run
 
     # --- sessions ----------------------------------------------------------------------------
     def store(self, session: GameSession) -> str:
@@ -247,8 +271,9 @@ async def internal_error(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse({"error": f"internal error: {type(error).__name__}: {error}"}, status_code=500)
 
 
-def create_app(max_sessions: int = 64, max_simulations: int = 20000) -> Starlette:
-    server = Server(max_sessions, max_simulations)
+def create_app(max_sessions: int = 64, max_simulations: int = 20000,
+               run: Path | None = None) -> Starlette:
+    server = Server(max_sessions, max_simulations, run)
     game = "/api/games/{key:str}"
     routes = [
         Route("/", lambda request: FileResponse(WEB_DIR / "index.html")),
@@ -260,6 +285,9 @@ def create_app(max_sessions: int = 64, max_simulations: int = 20000) -> Starlett
         Route(game + "/undo", server.undo, methods=["POST"]),
         Route(game + "/agent", server.agent_move, methods=["POST"]),
         Route(game + "/analyse", server.analyse, methods=["POST"]),
+        Route(game + "/positions/{ply:int}", server.position),
+        Route("/api/run/games", server.run_games),
+        Route("/api/run/games/{index:int}", server.open_run_game, methods=["POST"]),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(BodyLimit)], exception_handlers={
         ApiError: api_error, HTTPException: http_error, Exception: internal_error})

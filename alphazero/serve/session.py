@@ -2,7 +2,8 @@
 
 No HTTP here: a refused request raises Refusal (one sentence for the page) and leaves the
 session as it was. A "turn" is a run of moves by one side (Connect6's two stones, one move
-elsewhere; an Othello pass is a move), so undo takes back whole turns.
+elsewhere; an Othello pass is a move), so undo takes back whole turns. Any earlier position
+can be shown (`position`); a game of a training run's log is shown that way only (`replay`).
 """
 from __future__ import annotations
 
@@ -11,11 +12,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from alphazero.agent.agent import Thought
-from alphazero.serve.board_view import board_rows, board_view, filled_cell
-from games import DRAW, FIRST_WON, ONGOING, GameError
+from alphazero.serve.board_view import (BLOCKED, BoardView, board_view, filled_cell, flat_board,
+                                        move_change, read_board)
+from alphazero.serve.game_texts import blocked_reason, colour_names, preset_text
+from alphazero.serve.move_marks import move_marks
+from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError
 
-COLOURS = ("black", "white")
-STATUS_WORDS = {ONGOING: "ongoing", FIRST_WON: "black won", 2: "white won", DRAW: "draw"}
+COLOURS = ("black", "white")  # the API's names of players 0 and 1, whatever the pieces look like
+STATUS_WORDS = {ONGOING: "ongoing", FIRST_WON: "black won", SECOND_WON: "white won", DRAW: "draw"}
+MOST_STONES_A_TURN = 8  # how far a turn's length is looked for (Connect6: 2)
+VIEW_ONLY = "this game is a training run's: it can only be viewed."
+NOT_LEGAL = "That is not a legal move here."
 
 
 class Refusal(ValueError):
@@ -28,15 +35,18 @@ class Ply:
     action: int
     mover: int           # 0 first player (black), 1 second (white)
     text: str            # the move in the game's notation
+    filled: int | None   # the cell it filled (None: a pass)
+    turned: list[int]    # the cells it turned to its mover's side (Othello's flips)
 
 
 class GameSession:
     def __init__(self, key: str, game, state: np.ndarray, agent, label: str, humans: set[int],
-                 simulations: int):
+                 simulations: int, replay: dict | None = None):
         self.key, self.game, self.state = key, game, state
         self.agent, self.label = agent, label  # a NetworkAgent or PureMCTSAgent, its name
         self.humans = humans  # the seats the person plays; both: analysis, the agent only on request
         self.simulations = simulations
+        self.replay = replay  # a training run's game ({"index", "network", "values"}): view only
         self.history: list[Ply] = []
 
     # --- moves -----------------------------------------------------------------------------
@@ -69,6 +79,8 @@ class GameSession:
                           f"{self.game.num_actions - 1}.")
         if player not in (0, 1):
             raise Refusal("the player must be 0 (black) or 1 (white).")
+        if self.replay:
+            raise Refusal(VIEW_ONLY)
         if self.over():
             raise Refusal("the game is over; start a new game or undo.")
         side = self.to_move()
@@ -82,6 +94,8 @@ class GameSession:
 
     def think(self, simulations: int) -> Thought:
         """The agent's search of the position (read-only: it may run in a worker thread)."""
+        if self.replay:
+            raise Refusal(VIEW_ONLY)
         if self.over():
             raise Refusal("the game is over.")
         return self.agent.think(self.state, simulations)
@@ -91,14 +105,18 @@ class GameSession:
         self._apply(thought.action)
 
     def _apply(self, action: int) -> None:
-        text = self.game.format_move(self.state, action)
-        self.history.append(Ply(self.state.copy(), action, self.to_move(), text))
+        before, board = self.state.copy(), flat_board(self.game, self.state)
+        text, mover = self.game.format_move(self.state, action), self.to_move()
         self.game.play(self.state, action)
+        filled, turned = move_change(board, flat_board(self.game, self.state))
+        self.history.append(Ply(before, action, mover, text, filled, turned))
 
     # --- undo ------------------------------------------------------------------------------
     def undo_point(self) -> int | None:
         """How many moves stay after an undo: back to the start of the last turn, and in a
         game against the agent further back to the start of the person's last turn."""
+        if self.replay:
+            return None
         starts = [i for i, ply in enumerate(self.history)
                   if i == 0 or ply.mover != self.history[i - 1].mover]
         if len(self.humans) == 1:
@@ -106,6 +124,8 @@ class GameSession:
         return starts[-1] if starts else None
 
     def undo(self) -> None:
+        if self.replay:
+            raise Refusal(VIEW_ONLY)
         keep = self.undo_point()
         if keep is None:
             raise Refusal("there is no move of yours to take back.")
@@ -113,47 +133,95 @@ class GameSession:
         del self.history[keep:]
 
     # --- what the page shows -----------------------------------------------------------------
-    def result(self) -> str | None:
-        status = self.game.status(self.state)
+    def result(self, status: int) -> str | None:
         if status == ONGOING:
             return None
         if status == DRAW:
-            text = "Draw."
-        else:
-            winner = 0 if status == FIRST_WON else 1
-            text = f"{COLOURS[winner].capitalize()} wins."
-            if len(self.humans) == 1:
-                text += " You win!" if winner in self.humans else " The agent wins."
+            return "Draw."
+        winner = 0 if status == FIRST_WON else 1
+        text = f"{colour_names(self.game.name)[winner]} wins."
+        if len(self.humans) == 1:
+            text += " You win!" if winner in self.humans else " The agent wins."
         return text
 
-    def caption(self) -> list[str]:
-        """The lines of the game's own rendering that are not the board (counts, turn notes)."""
-        text = self.game.render(self.state)
-        board = set(board_rows(text, self.game.width))
-        lines = []
-        for line in text.splitlines():
-            tokens = [t for t in line.split() if not t.isdigit()]
-            if "".join(tokens) not in board and any(c.isalpha() for c in line) and not _labels(tokens):
-                lines.append(line.strip())
-        return lines
+    def position(self, ply) -> dict:
+        """The board after the game's first `ply` moves with its marks: the last turn, the
+        discs it turned, the winning line; the counts of pieces, and which stone of its turn
+        the side to move places."""
+        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= len(self.history):
+            raise Refusal(f"a position is a number of moves from 0 to {len(self.history)}.")
+        state = self.history[ply].before if ply < len(self.history) else self.state
+        rows, coordinates = read_board(self.game.render(state), self.game.width)
+        board, status = "".join(rows), self.game.status(state)
+        marks = move_marks(self.history[:ply], board, len(rows[0]), status in (FIRST_WON, SECOND_WON))
+        return {"ply": ply, "rows": rows, "coordinates": coordinates.as_dict(),
+                "to_move": None if status != ONGOING else self.game.to_move(state),
+                "status": STATUS_WORDS[status], "result": self.result(status),
+                "last_cells": marks.last_cells, "turned": marks.turned, "win_line": marks.line,
+                "counts": [board.count("X"), board.count("O")],
+                "turn_stone": self.turn_stone(state, ply)}
+
+    def turn_stone(self, state: np.ndarray, ply: int) -> list[int] | None:
+        """[k, n] where the side to move is to place the k-th of n stones of its turn (n > 1);
+        n is found by playing on a copy until the side to move changes."""
+        if self.game.status(state) != ONGOING:
+            return None
+        side, placed = self.game.to_move(state), 0
+        while placed < ply and self.history[ply - 1 - placed].mover == side:
+            placed += 1
+        left, probe = 1, state.copy()
+        while left < MOST_STONES_A_TURN:
+            self.game.play(probe, self.game.legal_list(probe)[0])
+            if self.game.status(probe) != ONGOING or self.game.to_move(probe) != side:
+                break
+            left += 1
+        return [placed + 1, placed + left] if placed + left > 1 else None
+
+    def refusals(self, board: BoardView) -> dict[str, str]:
+        """Why a click on each cell that plays nothing is refused, in the words the set-up
+        box would use (the game's own parse_move on the cell's name), or why a `#` cell is
+        never played; none where the person has no move to make."""
+        if self.replay or self.over() or self.to_move() not in self.humans:
+            return {}
+        flat, cols = "".join(board.rows), len(board.rows[0])
+        playable = set(board.targets.values())
+        if board.column_moves:
+            open_columns = {cell % cols for cell in playable}
+            playable = {cell for cell in range(len(flat)) if cell % cols in open_columns}
+        reasons, said = {}, {}
+        for cell, mark in enumerate(flat):
+            if mark == BLOCKED:
+                reasons[str(cell)] = blocked_reason(self.game.name)
+            elif cell not in playable:
+                name = board.cell_names[cell] if board.cell_names else None
+                if name not in said:
+                    said[name] = self._why_not(name)
+                reasons[str(cell)] = said[name]
+        return reasons
+
+    def _why_not(self, name: str | None) -> str:
+        if name is None:
+            return NOT_LEGAL
+        try:
+            self.game.parse_move(self.state, name)
+        except GameError as error:
+            return str(error)
+        return NOT_LEGAL
 
     def view(self) -> dict:
         board = board_view(self.game, self.state)
-        last = self.history[-1] if self.history else None
-        last_cell = filled_cell(self.game, last.before, last.action) if last else None
+        text = preset_text(self.key)
         return {
-            "game": self.key, "game_name": self.game.name, "params": self.game.params(),
-            "agent": self.label, "humans": sorted(self.humans),
-            "simulations": self.simulations,
-            "rows": board.rows, "targets": {str(a): c for a, c in board.targets.items()},
+            "game": self.key, "name": text.name, "rules": text.rules, "game_name": self.game.name,
+            "params": self.game.params(), "colours": list(colour_names(self.game.name)),
+            "agent": self.label, "humans": sorted(self.humans), "simulations": self.simulations,
+            **self.position(len(self.history)),
+            "targets": {str(a): c for a, c in board.targets.items()},
             "buttons": {str(a): t for a, t in board.buttons.items()},
-            "column_moves": board.column_moves, "last_cell": last_cell,
-            "to_move": None if self.over() else self.to_move(),
-            "status": STATUS_WORDS[self.game.status(self.state)], "result": self.result(),
-            "caption": self.caption(),
+            "column_moves": board.column_moves, "refusals": self.refusals(board),
             "moves": [{"text": p.text, "mover": p.mover} for p in self.history],
             "can_undo": self.undo_point() is not None,
-            "agent_to_move": self.agent_to_move(),
+            "agent_to_move": self.agent_to_move(), "replay": self.replay,
         }
 
     def thought_view(self, thought: Thought, state: np.ndarray) -> dict:
@@ -175,8 +243,3 @@ class GameSession:
                 "move": self.game.format_move(state, thought.action),
                 "shares": shares, "targets": {str(a): c for a, c in board.targets.items()},
                 "line": line, "line_movers": movers, "line_cells": cells, "visits": int(total)}
-
-
-def _labels(tokens: list[str]) -> bool:
-    """A line of column labels (A B C ..., a b c ..., 1 2 3 ...): single letters or numbers."""
-    return bool(tokens) and all(len(t) == 1 and t.isalpha() for t in tokens)

@@ -1,17 +1,35 @@
-// The web board: talks to the JSON endpoints of alphazero/serve/app.py, draws the board
-// the server describes (rows of . X O # cells, legal moves as action -> cell), and never
-// blocks: every request is awaited while the page stays live, with a thinking indicator.
-"use strict";
+// The web board's controller: the page's state, the requests to the JSON endpoints of
+// alphazero/serve/app.py, the controls and the keys. It never blocks: every request is
+// awaited while the page stays live, with a thinking indicator. What is drawn where:
+// board.js (the board), moves.js (the move list), graph.js (a training game's values),
+// run.js (a training run's games).
+import {drawBoard} from "./board.js";
+import {drawGraph} from "./graph.js";
+import {drawMoves} from "./moves.js";
+import {drawRunGames} from "./run.js";
 
 const $ = (id) => document.getElementById(id);
-const COLOURS = ["Black", "White"];
 const page = {
   options: null,     // /api/options
-  game: null,        // the session's last view (/api/games/...)
+  game: null,        // the game's last view (/api/games/...): its own, newest position
   id: sessionStorage.getItem("gameId"),  // per tab: several tabs play independent games
-  busy: false,       // a request is on its way: clicks wait
-  thought: null,     // the last analysis of the position on the board
+  busy: false,       // a request that changes the game is on its way: clicks wait
+  working: 0,        // actions under way: a click and all it sets off (the agent's reply, an analysis)
+  asked: 0,          // the number of the latest request for an earlier position: only its answer is drawn
+  viewing: null,     // an earlier position on the board (view only), or null: the game's own
+  drawn: null,       // {id, ply} last drawn: a move is animated only when it is new
+  thought: null,     // the last analysis of the game's own position
 };
+window.page = page;  // for the browser tests
+
+// An event handler that counts as work while it runs, so that the page can tell (and the
+// browser tests wait until) it has settled.
+function settles(handler) {
+  return async (event) => {
+    page.working += 1;
+    try { await handler(event); } finally { page.working -= 1; }
+  };
+}
 
 async function api(path, body) {
   const init = body === undefined ? {} : {
@@ -38,14 +56,15 @@ async function withBusy(text, work) {
   setBusy(true, text);
   try { await work(); return true; }
   catch (error) { say(error.message); return false; }
-  finally { setBusy(false); }
+  finally { setBusy(false); if (page.game) drawControls(page.game); }
 }
 
 // --- the set-up form ----------------------------------------------------------------------
-function preset() { return page.options.games.find((g) => g.key === $("game").value); }
+function preset(key = $("game").value) { return page.options.games.find((g) => g.key === key); }
 
 function fillSetup() {
   const p = preset();
+  $("rules").textContent = p.rules;
   $("params").replaceChildren(...Object.entries(p.params).map(([key, value]) => {
     const label = document.createElement("label");
     label.textContent = key + " ";
@@ -60,6 +79,9 @@ function fillSetup() {
   choices.push(["pure", "Pure MCTS (no network)"]);
   for (const path of page.options.checkpoints) choices.push([path, path]);
   $("network").replaceChildren(...choices.map(([value, text]) => new Option(text, value)));
+  const [first, second] = p.colours;
+  const seats = {first: `${first} (moves first)`, second: `${second} (moves second)`};
+  for (const option of $("colour").options) if (seats[option.value]) option.textContent = seats[option.value];
   $("simulations").value = p.simulations;
 }
 
@@ -84,8 +106,9 @@ function strength() { return Number($("simulations").value); }
 // --- playing ------------------------------------------------------------------------------
 function show(view) {
   say("");
+  if (view.id && view.id !== page.id) { page.id = view.id; sessionStorage.setItem("gameId", view.id); }
+  if (page.viewing && page.viewing.ply >= view.moves.length) page.viewing = null;
   page.game = view;
-  if (view.id) { page.id = view.id; sessionStorage.setItem("gameId", view.id); }
   page.thought = null;
   draw();
 }
@@ -98,7 +121,7 @@ async function afterChange() {
     });
     if (!ok) return;
   }
-  if (wantsAnalysis() && page.game.status === "ongoing") await analyse();
+  if (wantsAnalysis() && page.game.status === "ongoing" && !page.game.replay) await analyse();
 }
 
 function actionForCell(cell) {
@@ -109,19 +132,19 @@ function actionForCell(cell) {
   return null;
 }
 
+// Every click that plays nothing says why.
 async function clickCell(cell) {
   const g = page.game;
-  if (!g || page.busy) return;
+  if (!g) return;
+  if (page.busy) { say("Wait for the agent to finish thinking."); return; }
+  if (g.replay) { say("This game is one the training run played: step through it with ← and → or the move list."); return; }
+  if (page.viewing) { say(`The board shows move ${page.viewing.ply}: go back to the game to play.`); return; }
   if (g.status !== "ongoing") { say("The game is over: start a new game, or undo."); return; }
   if (!g.humans.includes(g.to_move)) { say("It is the agent's turn."); return; }
-  const action = actionForCell(cell);
-  if (action === null) {
-    const must = Object.values(g.buttons);
-    say(must.length && !Object.keys(g.targets).length
-      ? `You have no move on the board: ${must.join(" or ")}.`
-      : "That is not a legal move here.");
-    return;
-  }
+  const buttons = Object.values(g.buttons);
+  if (buttons.length && !Object.keys(g.targets).length) { say(`You have no move on the board: ${buttons.join(" or ")}.`); return; }
+  const action = g.refusals[cell] ? null : actionForCell(cell);
+  if (action === null) { say(g.refusals[cell] || "That is not a legal move here."); return; }
   await play(action);
 }
 
@@ -144,6 +167,62 @@ async function agentMove() {
   if (done) await afterChange();
 }
 
+// --- stepping through the game -----------------------------------------------------------
+function shownPly() { return page.viewing ? page.viewing.ply : page.game.moves.length; }
+
+// Show the position after `ply` moves; the game's own position ends the viewing.
+async function viewPly(ply) {
+  const g = page.game;
+  if (!g) return;
+  ply = Math.max(0, Math.min(ply, g.moves.length));
+  const ask = ++page.asked;
+  if (ply === g.moves.length) { page.viewing = null; say(""); draw(); return; }
+  try {
+    const position = await api(`/api/games/${page.id}/positions/${ply}`);
+    if (ask === page.asked) { page.viewing = position; say(""); draw(); }
+  } catch (error) { say(error.message); }
+}
+const pickPly = settles(viewPly);
+
+function stepKeys(event) {
+  if (!page.game || event.target.closest("input, textarea, select")) return;
+  const ply = shownPly(), to = {ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: page.game.moves.length}[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  return viewPly(to);
+}
+
+// --- a training run's games ---------------------------------------------------------------
+async function loadRun() {
+  try {
+    const data = await api("/api/run/games");
+    $("run-name").textContent = data.run;
+    drawRunGames($("run-games").tBodies[0], data.games, (game) => resultWords(game.result, preset(game.game)),
+                 settles(openRunGame));
+  } catch (error) { say(error.message); }
+}
+
+function resultWords(result, p) {
+  const colours = p ? p.colours : ["Black", "White"];
+  return {"black won": `${colours[0]} won`, "white won": `${colours[1]} won`, draw: "Draw"}[result] || result;
+}
+
+async function openRunGame(index) {
+  const done = await withBusy("Opening the game…", async () => {
+    page.viewing = null;
+    show(await api(`/api/run/games/${index}`, {}));
+  });
+  if (done) await viewPly(0);
+}
+
+function showTab(name) {
+  $("setup").hidden = name !== "setup";
+  $("run").hidden = name !== "run";
+  $("tab-setup").classList.toggle("on", name === "setup");
+  $("tab-run").classList.toggle("on", name === "run");
+  if (name === "run") return loadRun();
+}
+
 // --- analysis -----------------------------------------------------------------------------
 function wantsAnalysis() {
   return ["show-value", "show-heat", "show-line"].some((id) => $(id).checked);
@@ -153,12 +232,14 @@ async function analyse() {
   if (!page.game || page.game.status !== "ongoing") { say("The game is over: there is nothing to analyse."); return; }
   await withBusy("Analysing…", async () => {
     page.thought = await api(`/api/games/${page.id}/analyse`, {simulations: strength()});
+    say("");
     draw();
   });
 }
 
 async function toggleAnalysis() {
-  if (wantsAnalysis() && !page.thought && page.game && page.game.status === "ongoing" && !page.busy) await analyse();
+  const g = page.game;
+  if (wantsAnalysis() && !page.thought && g && g.status === "ongoing" && !g.replay && !page.busy) await analyse();
   else draw();
 }
 
@@ -166,116 +247,117 @@ async function toggleAnalysis() {
 function draw() {
   const g = page.game;
   if (!g) return;
-  $("agent-name").textContent = `${g.game} · agent: ${g.agent}`;
-  drawBoard(g);
-  const humanTurn = g.status === "ongoing" && g.humans.includes(g.to_move);
-  const onlyButtons = humanTurn && !Object.keys(g.targets).length;
-  const pass = Object.entries(g.buttons);
-  $("pass").hidden = !(humanTurn && pass.length);
-  if (pass.length) { $("pass").textContent = pass[0][1]; $("pass").dataset.action = pass[0][0]; }
-  $("undo").hidden = false;
-  $("agent-move").hidden = g.humans.length !== 2;
-  let turn = g.status === "ongoing" ? `${COLOURS[g.to_move]} to move` : "Game over";
-  if (g.status === "ongoing" && g.humans.length === 1) turn += humanTurn ? " (you)" : " (the agent)";
+  const shown = page.viewing || g, live = !page.viewing;
+  document.body.dataset.game = g.game_name;
+  const board = `${g.name} · ${g.rows.length}×${g.rows[0].length} board`;
+  $("agent-name").textContent = g.replay
+    ? `${board} · game ${g.replay.index}, played by ${g.agent}`
+    : `${board} · agent: ${g.agent}`;
+  const animate = page.drawn !== null && page.drawn.id === page.id && shown.ply === page.drawn.ply + 1;
+  page.drawn = {id: page.id, ply: shown.ply};
+  drawBoard($("board"), shown, g, {
+    hints: live && $("show-hints").checked && humanTurn(g), animate,
+    thought: live ? page.thought : null, heat: $("show-heat").checked, line: $("show-line").checked});
+  drawStatus(g, shown, live);
+  drawControls(g);
+  drawMoves($("moves-head"), $("moves"), g.moves, g.colours, shown.ply, pickPly);
+  drawThought(live);
+  $("graph-box").hidden = !(g.replay && g.replay.values.length);
+  if (g.replay) drawGraph($("graph"), g.replay.values, finalValue(g), shown.ply, pickPly);
+}
+
+function humanTurn(g) { return g.status === "ongoing" && g.humans.includes(g.to_move) && !g.replay; }
+
+function finalValue(g) { return {"black won": 1, "white won": -1, draw: 0}[g.status] ?? null; }
+
+function drawStatus(g, shown, live) {
+  for (const side of [0, 1]) {
+    const chip = $(`player-${side}`);
+    let role = "";
+    if (!g.replay && g.humans.length === 1) role = g.humans.includes(side) ? " (you)" : " (agent)";
+    chip.querySelector(".name").textContent = g.colours[side] + role;
+    chip.querySelector(".count").textContent = shown.counts[side];
+    chip.classList.toggle("to-move", shown.to_move === side);
+  }
+  let turn = "";
+  if (!shown.result) {
+    turn = `${g.colours[shown.to_move]} to move`;
+    if (shown.turn_stone) turn += `: stone ${shown.turn_stone[0]} of ${shown.turn_stone[1]}`;
+  }
+  if (!live || g.replay) turn = `Move ${shown.ply} of ${g.moves.length}` + (turn ? ` · ${turn}` : "");
   $("turn").textContent = turn;
-  if (onlyButtons) say(`You have no move on the board and must ${pass.map((p) => p[1]).join(" or ")}.`);
-  $("result").textContent = g.result || "";
-  $("result").hidden = !g.result;
-  $("caption").replaceChildren(...g.caption.map((line) => Object.assign(document.createElement("div"), {textContent: line})));
-  $("moves").replaceChildren(...g.moves.map((m) => Object.assign(document.createElement("li"),
-    {textContent: m.text, className: m.mover ? "white" : "black"})));
-  drawThought();
+  $("result").textContent = shown.result || "";
+  $("result").hidden = !shown.result;
+  const pass = Object.values(g.buttons);
+  if (live && humanTurn(g) && pass.length && !Object.keys(g.targets).length) {
+    say(`You have no move on the board and must ${pass.join(" or ")}.`);
+  }
 }
 
-function drawBoard(g) {
-  const board = $("board"), rows = g.rows.length, cols = g.rows[0].length;
-  board.className = `game-${g.game_name}`;
-  board.style.setProperty("--rows", rows);
-  board.style.setProperty("--cols", cols);
-  const legal = new Set(Object.values(g.targets));
-  const empties = g.rows.join("").split("").filter((c) => c === ".").length;
-  const hints = $("show-hints").checked && g.status === "ongoing" && g.humans.includes(g.to_move)
-    && legal.size < empties;  // where every empty cell is legal, dots say nothing
-  const cells = [];
-  g.rows.join("").split("").forEach((mark, i) => {
-    const cell = document.createElement("div");
-    cell.className = "cell";
-    cell.dataset.cell = i;
-    const row = Math.floor(i / cols), col = i % cols;
-    if (row === 0) cell.classList.add("top");
-    if (row === rows - 1) cell.classList.add("bottom");
-    if (col === 0) cell.classList.add("left");
-    if (col === cols - 1) cell.classList.add("right");
-    if (mark === "#") cell.classList.add("blocked");
-    if (mark === "X" || mark === "O") {
-      const stone = document.createElement("div");
-      stone.className = `stone ${mark === "X" ? "black" : "white"}`;
-      if (i === g.last_cell) {
-        stone.classList.add("last");
-        if (g.column_moves) { stone.classList.add("drop"); stone.style.setProperty("--fall", Math.floor(i / cols) + 1); }
-      }
-      cell.append(stone);
-    } else if (hints && legal.has(i)) {
-      cell.append(Object.assign(document.createElement("div"), {className: "hint"}));
-    }
-    if (mark !== "#") cell.addEventListener("click", () => clickCell(i));
-    cells.push(cell);
-  });
-  board.replaceChildren(...cells);
+function drawControls(g) {
+  const live = !page.viewing, ply = shownPly();
+  $("first").disabled = $("prev").disabled = ply === 0;
+  $("next").disabled = $("last").disabled = ply === g.moves.length;
+  $("back").hidden = live || Boolean(g.replay);
+  const pass = Object.entries(g.buttons);
+  $("pass").hidden = !(live && humanTurn(g) && pass.length);
+  if (pass.length) { $("pass").textContent = pass[0][1]; $("pass").dataset.action = pass[0][0]; }
+  $("undo").hidden = Boolean(g.replay);
+  $("undo").disabled = page.busy || !live || !g.can_undo;
+  $("agent-move").hidden = g.humans.length !== 2 || Boolean(g.replay);
+  $("agent-move").disabled = page.busy || !live || g.status !== "ongoing";
+  $("insight").hidden = Boolean(g.replay);
 }
 
-function drawThought() {
-  const t = page.thought, board = $("board");
+function drawThought(live) {
+  const t = live ? page.thought : null, g = page.game;
   $("value").hidden = !(t && $("show-value").checked);
   $("line").hidden = !(t && $("show-line").checked);
   if (!t) return;
-  const black = Math.round(50 * (t.value_black + 1));
-  $("value-black").style.width = `${black}%`;
-  $("value-text").textContent = `Black ${black}% · White ${100 - black}% (value ${t.value_black >= 0 ? "+" : ""}${t.value_black.toFixed(2)} for Black, ${t.visits} visits)`;
-  if ($("show-heat").checked) {
-    const top = Math.max(...Object.values(t.shares));
-    for (const [action, share] of Object.entries(t.shares)) {
-      const cell = board.querySelector(`[data-cell="${t.targets[action]}"]`);
-      if (t.targets[action] === undefined || !cell) continue;
-      const heat = Object.assign(document.createElement("div"), {className: "heat"});
-      heat.style.setProperty("--heat", (share / top).toFixed(3));
-      if (share >= 0.01) heat.textContent = `${Math.round(100 * share)}`;
-      cell.append(heat);
-    }
-  }
-  if ($("show-line").checked) {
-    $("line").replaceChildren(Object.assign(document.createElement("span"), {textContent: "Expected line: "}),
-      ...t.line.map((move, k) => Object.assign(document.createElement("span"),
-        {textContent: `${k + 1}. ${move} `, className: t.line_movers[k] ? "white" : "black"})));
-    t.line_cells.forEach((cell, k) => {
-      const target = cell === null ? null : board.querySelector(`[data-cell="${cell}"]`);
-      if (!target || target.querySelector(".stone")) return;
-      target.append(Object.assign(document.createElement("div"),
-        {className: `ghost ${t.line_movers[k] ? "white" : "black"}`, textContent: k + 1}));
-    });
-  }
+  const first = Math.round(50 * (t.value_black + 1)), [one, two] = g.colours;
+  $("value-black").style.width = `${first}%`;
+  $("value-text").textContent = `${one} ${first}% · ${two} ${100 - first}% (value ${t.value_black >= 0 ? "+" : ""}${t.value_black.toFixed(2)} for ${one}, ${t.visits} visits)`;
+  $("line").replaceChildren(Object.assign(document.createElement("span"), {textContent: "Expected line: "}),
+    ...t.line.map((move, k) => Object.assign(document.createElement("span"),
+      {textContent: `${k + 1}. ${move} `, className: t.line_movers[k] ? "white" : "black"})));
 }
 
 // --- start --------------------------------------------------------------------------------
 async function start() {
   page.options = await api("/api/options");
-  $("game").replaceChildren(...page.options.games.map((g) => new Option(g.key, g.key)));
+  $("game").replaceChildren(...page.options.games.map((g) => new Option(g.title, g.key)));
   $("simulations").max = page.options.max_simulations;
-  $("game").addEventListener("change", fillSetup);
-  $("setup").addEventListener("submit", newGame);
-  $("undo").addEventListener("click", undo);
-  $("pass").addEventListener("click", () => play(Number($("pass").dataset.action)));
-  $("agent-move").addEventListener("click", agentMove);
-  $("analyse").addEventListener("click", analyse);
-  for (const id of ["show-value", "show-heat", "show-line", "show-hints"]) $(id).addEventListener("change", toggleAnalysis);
+  const on = (target, event, handler) => target.addEventListener(event, settles(handler));
+  on($("game"), "change", fillSetup);
+  on($("setup"), "submit", newGame);
+  on($("undo"), "click", undo);
+  on($("pass"), "click", () => play(Number($("pass").dataset.action)));
+  on($("agent-move"), "click", agentMove);
+  on($("analyse"), "click", analyse);
+  on($("board"), "click", (event) => {
+    const cell = event.target.closest(".cell");
+    return cell && clickCell(Number(cell.dataset.cell));
+  });
+  on($("first"), "click", () => viewPly(0));
+  on($("prev"), "click", () => viewPly(shownPly() - 1));
+  on($("next"), "click", () => viewPly(shownPly() + 1));
+  on($("last"), "click", () => viewPly(page.game.moves.length));
+  on($("back"), "click", () => viewPly(page.game.moves.length));
+  on(document, "keydown", stepKeys);
+  for (const id of ["show-value", "show-heat", "show-line", "show-hints"]) on($(id), "change", toggleAnalysis);
+  if (page.options.run) {
+    $("tabs").hidden = false;
+    on($("tab-setup"), "click", () => showTab("setup"));
+    on($("tab-run"), "click", () => showTab("run"));
+    on($("run-reload"), "click", loadRun);
+  }
   const first = page.options.games.find((g) => g.shipped) || page.options.games[0];
   $("game").value = first.key;
   fillSetup();
   if (page.id) {
     try {
       show(await api(`/api/games/${page.id}`));
-      $("game").value = page.game.game;
-      fillSetup();
+      if (preset(page.game.game)) { $("game").value = page.game.game; fillSetup(); }
       return;
     }
     catch { sessionStorage.removeItem("gameId"); }
@@ -283,4 +365,4 @@ async function start() {
   await newGame();
 }
 
-start().catch((error) => say(`The page could not start: ${error.message}`));
+settles(start)().catch((error) => say(`The page could not start: ${error.message}`));

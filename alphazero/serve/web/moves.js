@@ -1,0 +1,42 @@
+// The move list: numbered rounds of one turn per side (a Connect6 turn is its two stones; an
+// Othello pass is a move) under a head naming the sides, each move a button that shows the
+// position after it, the shown one highlighted and kept in sight.
+
+const el = (tag, className, text) => Object.assign(document.createElement(tag), {className, textContent: text ?? ""});
+
+// `moves`: [{text, mover}] in order; `shown`: how many of them the board shows;
+// `pick(ply)`: show the position after `ply` moves.
+export function drawMoves(head, list, moves, colours, shown, pick) {
+  head.replaceChildren(el("span", "number"), el("span", "turn", colours[0]), el("span", "turn", colours[1]));
+  const rounds = [];
+  let round = null, turn = null;
+  moves.forEach((move, i) => {
+    const newTurn = i === 0 || moves[i - 1].mover !== move.mover;
+    if (newTurn && (move.mover === 0 || !round)) {
+      round = el("div", "round");
+      round.append(el("span", "number", `${rounds.length + 1}.`), el("span", "turn"), el("span", "turn"));
+      rounds.push(round);
+    }
+    if (newTurn) turn = round.children[1 + move.mover];
+    const button = el("button", `ply ${move.mover ? "white" : "black"}`, move.text);
+    button.type = "button";
+    button.dataset.ply = i + 1;
+    if (i + 1 === shown) button.classList.add("current");
+    button.addEventListener("click", () => pick(i + 1));
+    turn.append(button);
+  });
+  list.replaceChildren(...rounds);
+  keepInSight(list);
+  if (!watched.has(list)) { watched.add(list); new ResizeObserver(() => keepInSight(list)).observe(list); }
+}
+
+const watched = new WeakSet();  // lists that keep their shown move in sight as they resize
+
+// Scroll the list alone (scrollIntoView would scroll the page too) to show the shown move.
+function keepInSight(list) {
+  const item = list.querySelector(".current");
+  if (!item) return;
+  const box = list.getBoundingClientRect(), at = item.getBoundingClientRect();
+  if (at.top < box.top) list.scrollTop -= box.top - at.top;
+  else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
+}
