@@ -19,7 +19,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import WebDriverWait
 
 from alphazero.config.presets import named_game
 from alphazero.serve.__main__ import listen
@@ -43,10 +43,26 @@ CONNECT6_WIN_NEXT = "A1 A10 C10 B1 C1 E10 G10 D1 J5 A8 C8"
 BOARDS = [
     ("gomoku", {"size": 19}, "A1 A19 B1 B19 C1 C19 D1 D19 E1"),
     ("gomoku", {"size": 5}, "A1 A5 B1 B5 C1 C5 D1 D5 E1"),
-    ("connect6", {"size": 19}, CONNECT6_WIN_NEXT + " E1 F1"),
+    ("connect6", {"size": 10}, CONNECT6_WIN_NEXT + " E1 F1"),
     ("connect4", {"rows": 12, "cols": 12, "forbidden": [11, 5]}, "1 2 1 2 1 2 1"),
     ("connect4_classic", {}, "4 4 3 3 2 2 1"),
 ]
+# The set-up form filled in as a person would, the game's parameters once it has shown them;
+# answers the game's id before the new one
+SET_UP = """
+const [game, params, network, colour, simulations, moves] = arguments, $ = (id) => document.getElementById(id);
+$('game').value = game;
+$('game').dispatchEvent(new Event('change'));
+for (const [key, value] of Object.entries(params)) document.querySelector(`[data-param='${key}']`).value = value;
+$('network').value = network;
+$('colour').value = colour;
+if ($('network').value !== network || $('colour').value !== colour) throw new Error('no such choice');
+$('simulations').value = simulations;
+$('setup-moves').value = moves;
+const previous = page.id;
+$('new-game').click();
+return previous;
+"""
 # Where each of the page's boards is inside the window, and whether a click at each cell's
 # centre reaches that cell
 GEOMETRY = """
@@ -72,9 +88,9 @@ return {
 """
 
 
-def random_game(key: str, seed: int) -> tuple[list[str], int]:
+def random_game(key: str, seed: int, **params) -> tuple[list[str], int]:
     """A game of random moves to its end: its moves in notation and its final status."""
-    game, rng = named_game(key), np.random.default_rng(seed)
+    game, rng = named_game(key, **params), np.random.default_rng(seed)
     state, moves = game.new_state(rng), []
     while game.status(state) == ONGOING:
         action = int(rng.choice(game.legal_list(state)))
@@ -88,16 +104,18 @@ OTHELLO_GAME = random_game("othello", 1)
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    """A training run's folder with two kept games, as the training loop keeps them."""
+    """A training run's folder with two kept games, as the training loop keeps them: a course
+    Othello game and a course Connect-4 game on the board drawn for it."""
     folder = tmp_path_factory.mktemp("run")
+    drawn = {"rows": 9, "cols": 10, "forbidden": [4, 4]}
     kept = []
-    for index, (key, (moves, status)) in enumerate([("othello", OTHELLO_GAME),
-                                                    ("connect4_classic", random_game("connect4_classic", 2))]):
+    for index, (key, params, (moves, status)) in enumerate([
+            ("othello", {"rules": "course"}, OTHELLO_GAME),
+            ("connect4", drawn, random_game("connect4", 2, **drawn))]):
         values = np.random.default_rng(index).uniform(-1, 1, len(moves)).round(3).tolist()
         result = {FIRST_WON: "black won", SECOND_WON: "white won"}.get(status, "draw")
-        kept.append({"index": 40 + index, "network": 7 + index, "game": key,
-                     "params": named_game(key).params(), "moves": moves, "values": values,
-                     "result": result})
+        kept.append({"index": 40 + index, "network": 7 + index, "game": key, "params": params,
+                     "moves": moves, "values": values, "result": result})
     game_log.write(folder, kept, max_bytes=10**6)
     return folder
 
@@ -154,17 +172,10 @@ class Board:
             " && !page.game.agent_to_move"))
 
     def new_game(self, game, colour="first", network="shipped", simulations=2, moves="", params=None):
-        Select(self.el("game")).select_by_value(game)
-        self.js("document.getElementById('game').dispatchEvent(new Event('change'))")
-        for key, value in (params or {}).items():
-            self.js("document.querySelector(`[data-param='${arguments[0]}']`).value = arguments[1]",
-                    key, json.dumps(value))
-        Select(self.el("network")).select_by_value(network)
-        Select(self.el("colour")).select_by_value(colour)
-        self.js("document.getElementById('simulations').value = arguments[0]", simulations)
-        self.js("document.getElementById('setup-moves').value = arguments[0]", moves)
-        previous = self.js("return page.id")
-        self.js("document.getElementById('new-game').click()")  # as a click, without scrolling
+        """Fill in the set-up form and start the game (in one script: a round trip a field
+        adds up over the module's games)."""
+        previous = self.js(SET_UP, game, {k: json.dumps(v) for k, v in (params or {}).items()},
+                           network, colour, simulations, moves)
         self.wait_idle()
         assert self.js("return page.id") != previous, self.message()
         assert len(self.game()["moves"]) >= len(moves.split())

@@ -8,28 +8,29 @@ from dataclasses import dataclass
 
 # preset key -> (the game's name, the preset's board where it has one, its rules in one line)
 PRESETS = {
-    "connect6": ("Connect6", "10×10", "Six or more in a row wins. Black opens with one stone, "
-                                      "then each side places two stones a turn."),
-    "gomoku": ("Gomoku", "15×15", "Five or more in a row wins (free-style: six counts too). "
-                                  "Black moves first, one stone a turn."),
-    "gomoku8": ("Gomoku", "8×8", "Five or more in a row wins (free-style: six counts too). "
-                                 "Black moves first, one stone a turn."),
-    "connect4": ("Connect-4, course rules", "", "Discs fall to the lowest free cell of a column; "
-                                                "four in a row wins. Each game draws a board of 9 "
-                                                "to 12 rows and columns with one forbidden cell "
-                                                "that no disc may fill: discs land on top of it, "
-                                                "and it breaks lines."),
-    "connect4_classic": ("Connect-4, classic", "6×7", "Discs fall to the lowest free cell of a "
-                                                      "column; four in a row wins; a full board "
-                                                      "is a draw."),
-    "othello": ("Othello, course rules", "", "The board starts empty and the four corners are "
-                                             "never played. Any empty cell of the central 6×6 may "
-                                             "be played, turning the discs it brackets (maybe "
-                                             "none); an outer cell only where it turns some. A "
-                                             "side without a move passes; more discs wins."),
-    "othello_standard": ("Othello, classic", "", "Four discs start in the centre; every move must "
-                                                 "turn discs by bracketing them; a side without a "
-                                                 "move passes; more discs wins."),
+    "connect6": ("Connect6", "10×10", (
+        "Six or more in a row wins. Black opens with one stone, then each side places two "
+        "stones a turn.")),
+    "gomoku": ("Gomoku", "15×15", (
+        "Five or more in a row wins (free-style: six counts too). Black moves first, one stone "
+        "a turn.")),
+    "gomoku8": ("Gomoku", "8×8", (
+        "Five or more in a row wins (free-style: six counts too). Black moves first, one stone "
+        "a turn.")),
+    "connect4": ("Connect-4, course rules", "", (
+        "Discs fall to the lowest free cell of a column; four in a row wins. Each game draws a "
+        "board of 9 to 12 rows and columns with one forbidden cell that no disc may fill: discs "
+        "land on top of it, and it breaks lines.")),
+    "connect4_classic": ("Connect-4, classic", "6×7", (
+        "Discs fall to the lowest free cell of a column; four in a row wins; a full board is a "
+        "draw.")),
+    "othello": ("Othello, course rules", "", (
+        "The board starts empty and the four corners are never played. Any empty cell of the "
+        "central 6×6 may be played, turning the discs it brackets (maybe none); an outer cell "
+        "only where it turns some. A side without a move passes; more discs wins.")),
+    "othello_standard": ("Othello, classic", "", (
+        "Four discs start in the centre; every move must turn discs by bracketing them; a side "
+        "without a move passes; more discs wins.")),
 }
 
 # game name -> the colours of the first and the second player's pieces
