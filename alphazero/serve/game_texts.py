@@ -6,17 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+GOMOKU = ("Five or more in a row wins (free-style: six counts too). Black moves first, one "
+          "stone a turn.")
 # preset key -> (the game's name, the preset's board where it has one, its rules in one line)
 PRESETS = {
     "connect6": ("Connect6", "10×10", (
         "Six or more in a row wins. Black opens with one stone, then each side places two "
         "stones a turn.")),
-    "gomoku": ("Gomoku", "15×15", (
-        "Five or more in a row wins (free-style: six counts too). Black moves first, one stone "
-        "a turn.")),
-    "gomoku8": ("Gomoku", "8×8", (
-        "Five or more in a row wins (free-style: six counts too). Black moves first, one stone "
-        "a turn.")),
+    "gomoku": ("Gomoku", "15×15", GOMOKU),
+    "gomoku8": ("Gomoku", "8×8", GOMOKU),
     "connect4": ("Connect-4, course rules", "", (
         "Discs fall to the lowest free cell of a column; four in a row wins. Each game draws a "
         "board of 9 to 12 rows and columns with one forbidden cell that no disc may fill: discs "
