@@ -28,14 +28,12 @@ import sys
 from importlib import metadata
 from typing import TextIO
 
-import hydra
 import numpy as np
 from omegaconf import DictConfig, open_dict
 
-from alphazero.config.choices import check_group_choices
+from alphazero.config.command import command_config, run_or_exit
 from alphazero.config.settings import build_game, validate
-from alphazero.config.paths import CONF_DIR
-from alphazero.play import make_agent, run_or_exit, text_input
+from alphazero.play import make_agent, text_input
 from alphazero.config.presets import advisors_of, load_presets, named_game, playing_budget
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
@@ -264,9 +262,9 @@ def serve(engine: GtpEngine, stdin: TextIO, stdout: TextIO) -> None:
             return
 
 
-@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="engine")
-def main(cfg: DictConfig) -> None:
+def main(argv: list[str]) -> None:
     def session():
+        cfg = command_config("engine", argv)
         validate(cfg)
         use_search_threads(cfg.threads)
         serve(GtpEngine(cfg), text_input(), sys.stdout)
@@ -275,5 +273,4 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    check_group_choices(sys.argv[1:])
-    main()
+    main(sys.argv[1:])

@@ -12,13 +12,11 @@ import io
 import sys
 from typing import Callable, TextIO
 
-import hydra
 import numpy as np
 from omegaconf import DictConfig
 
-from alphazero.config.choices import check_group_choices
+from alphazero.config.command import command_config, run_or_exit
 from alphazero.config.settings import SEATS, build_game, validate
-from alphazero.config.paths import CONF_DIR
 from alphazero.agent.build import build_agent
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
@@ -101,20 +99,9 @@ def text_input() -> TextIO:
     return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
 
 
-def run_or_exit(session: Callable[[], None]) -> None:
-    """Run a command; a user's mistake is one line on stderr and exit code 2, not a traceback."""
-    try:
-        session()
-    except ValueError as error:  # ConfigError, GameError and CheckpointError are ValueErrors
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        sys.exit(130)
-
-
-@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="play")
-def main(cfg: DictConfig) -> None:
+def main(argv: list[str]) -> None:
     def session():
+        cfg = command_config("play", argv)
         validate(cfg)
         use_search_threads(cfg.threads)
         game = build_game(cfg)
@@ -127,5 +114,4 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    check_group_choices(sys.argv[1:])
-    main()
+    main(sys.argv[1:])

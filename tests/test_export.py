@@ -35,7 +35,7 @@ def random_positions(game, count: int, rng) -> np.ndarray:
 def test_onnx_priors_and_values_match_torch(tmp_path):
     saved = checkpoint.load(PRETRAINED_DIR / "connect4.pt")  # boards drawn per game: padded planes
     out = tmp_path / "connect4.onnx"
-    export_onnx(saved, out)
+    export_onnx(PRETRAINED_DIR / "connect4.pt", out)
     game = make_game(saved["game"], **saved["game_params"])
     model = onnx.load(out)
     meta = {p.key: p.value for p in model.metadata_props}

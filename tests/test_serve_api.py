@@ -250,7 +250,7 @@ def test_principal_variation_follows_the_most_visited_children():
 def test_command_line_settings_and_a_busy_port_are_one_sentence():
     with pytest.raises(ConfigError, match="port must be a whole number"):
         load_config(["port=99999"])
-    with pytest.raises(ConfigError, match="bad setting"):
+    with pytest.raises(ConfigError, match="no setting 'colour'"):
         load_config(["colour=red"])
     taken = listen("127.0.0.1", 0)
     port = taken.getsockname()[1]

@@ -3,7 +3,8 @@ all build theirs here, from a composed config.
 
 The advisors are the ones `game.advisors` turns on, built for the game the network was
 trained on; `search_alone=true` builds none, whatever the game's config says, so the agent is
-the network's search alone.
+the network's search alone. A process that has not imported torch and plays on a CPU in
+float32 takes the network from the cache (alphazero.nn.network_cache) and never imports it.
 """
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from alphazero.agent.agent import NetworkAgent, PureMCTSAgent
-from alphazero.config.devices import select_device
+from alphazero.config.devices import device_name, select_device
 from alphazero.config.paths import PRETRAINED_DIR
+from alphazero.config.threads import chosen_threads, give_torch_threads
 from alphazero.nn import checkpoint
-from alphazero.nn.network import checkpoint_inference
+from alphazero.nn.network_cache import cached_network, checkpoint_info, use_cache
+from alphazero.nn.onnx_session import OnnxInference
 from alphazero.search.puct import SearchConfig
 from games import game_advisors, make_game
 from games.core.advice import Advisor
@@ -42,6 +45,15 @@ def build_agent(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
             f"no shipped network plays {game.name} with {checkpoint.describe_params(game.params())} "
             f"(the shipped {game.name} networks play: {shipped_boards(game.name)}); pass "
             "checkpoint=PATH or use player=pure.")
+    return network_agent(game, cfg, path, seed)
+
+
+def network_agent(game, cfg: DictConfig, path, seed: int = 0) -> NetworkAgent:
+    """The agent of the network in checkpoint file `path`, as `checkpoint_agent` builds it."""
+    if use_cache() and device_name(cfg.device) == "cpu" and cfg.selfplay.precision == "float32":
+        network = cached_network(path)
+        return _agent(game, cfg, network.info, path, seed,
+                      lambda trained_game: OnnxInference(network.model, chosen_threads()))
     return checkpoint_agent(game, cfg, checkpoint.load(path), path, seed)
 
 
@@ -49,11 +61,20 @@ def checkpoint_agent(game, cfg: DictConfig, saved: dict, path, seed: int = 0) ->
     """The agent of a loaded checkpoint, searched as cfg says (with the discount the network
     was trained with unless cfg gives one). A network trained on a range of boards searches
     `game`'s positions as the game it was trained on (same states, its own input size)."""
+    def inference(trained_game):
+        from alphazero.nn.network import checkpoint_inference
+        give_torch_threads()  # the count this process chose, if torch came after it
+        return checkpoint_inference(saved, trained_game, select_device(cfg.device),
+                                    cfg.selfplay.precision)
+    return _agent(game, cfg, saved, path, seed, inference)
+
+
+def _agent(game, cfg: DictConfig, saved: dict, path, seed: int, inference) -> NetworkAgent:
+    """`saved`: a checkpoint's entries (its tensors need not be there); `inference(trained
+    game)`: its network ready for the search."""
     checkpoint.check_plays(saved, game, path)
     trained_game = make_game(game.name, **saved["game_params"])
-    inference = checkpoint_inference(saved, trained_game, select_device(cfg.device),
-                                     cfg.selfplay.precision)
-    return NetworkAgent(game, inference, cfg.mcts.simulations,
+    return NetworkAgent(game, inference(trained_game), cfg.mcts.simulations,
                         SearchConfig.from_cfg(cfg.mcts, trained_discount(saved)),
                         advisors_for(trained_game, cfg), seed=seed, trained_game=trained_game)
 
@@ -69,7 +90,7 @@ def default_checkpoint(game_name: str, game_params: dict) -> Path | None:
     game = make_game(game_name, **game_params)
     fitting = []
     for path in sorted(PRETRAINED_DIR.glob(f"{game_name}*.pt")):
-        trained = checkpoint.load(path).get("game_params")
+        trained = checkpoint_info(path).get("game_params")
         if game.played_by(trained):
             fitting.append((trained != game.params(), path))
     return min(fitting)[1] if fitting else None
@@ -77,6 +98,6 @@ def default_checkpoint(game_name: str, game_params: dict) -> Path | None:
 
 def shipped_boards(game_name: str) -> str:
     """What the shipped networks of a game play, for an error message."""
-    boards = [checkpoint.describe_params(checkpoint.load(path).get("game_params"))
+    boards = [checkpoint.describe_params(checkpoint_info(path).get("game_params"))
               for path in sorted(PRETRAINED_DIR.glob(f"{game_name}*.pt"))]
     return "; ".join(boards) if boards else "none is shipped"

@@ -28,10 +28,10 @@ class EngineError(ValueError):
 class EngineProcess:
     """One `python -m alphazero.engine` child, spoken to line by line."""
 
-    def __init__(self, overrides: list[str]):
+    def __init__(self, overrides: list[str], env: dict | None = None):
         self.errors = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: it never fills
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "alphazero.engine", *overrides],
+            [sys.executable, "-m", "alphazero.engine", *overrides], env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, text=True)
 
     def ask(self, command: str) -> str:
@@ -90,6 +90,7 @@ def engine_overrides(game, options: dict) -> list[str]:
     bench's game parameters, searching `simulations` or else the board's playing budget."""
     overrides = [f"game={game.name}"]
     overrides += [f"game.params.{key}={_hydra_value(value)}" for key, value in game.params().items()]
+    overrides += [f"{key}={options[key]}" for key in ("threads", "device") if key in options]
     simulations = options.get("simulations") or playing_budget(game, load_presets())
     if simulations:
         overrides.append(f"mcts.simulations={int(simulations)}")

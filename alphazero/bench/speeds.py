@@ -13,9 +13,11 @@ KIND is one of
             (engines=2, moves=6; alphazero/bench/engines.py)
 NAME is what `game=NAME` names on every command: a game's config (conf/game/, such as
 connect4_classic) or a registered game. Keys other than the bench's own (trees, simulations,
-iterations, seconds, batch, threads, workers, share, fast, moves, engines) are game
+iterations, seconds, batch, threads, device, workers, share, fast, moves, engines) are game
 parameters on top of it, e.g. `size=19`. Rows print as a table, or with --json as one JSON
-object each. `threads` sets torch's thread count (default: torch's own choice).
+object each. `threads` sets torch's thread count (auto: one; default: torch's own choice),
+`device` where the networks run (auto, the default: CUDA when present; cpu; cuda:N), as on
+every command.
 """
 from __future__ import annotations
 
@@ -34,7 +36,9 @@ from alphazero.nn.network import Inference, build_model, measure_inference
 from alphazero.nn.checkpoint import weights_to_bytes
 from alphazero.workers.pool import LocalPool, WorkerSpec
 from alphazero.search.pure_mcts import PureMCTS
-from alphazero.config.settings import default_config
+from alphazero.config.devices import device_name, select_device
+from alphazero.config.settings import default_config, validate_threads
+from alphazero.config.threads import use_search_threads
 from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker
 from alphazero.train.trainer import Trainer, measure_training
 from alphazero.config.presets import named_game
@@ -109,26 +113,26 @@ def bench_pure(game, options: dict) -> list[dict]:
              "ratio": round(iters_per_s / playouts_per_s, 3)}]
 
 
-def _network_paths() -> list[tuple[str, str]]:
-    """(precision, runtime) pairs this machine can run: on a CPU float32 both through torch
+def _network_paths(device: torch.device) -> list[tuple[str, str]]:
+    """(precision, runtime) pairs `device` can run: on a CPU float32 both through torch
     and through ONNX Runtime (the default), and bfloat16; on CUDA torch at each precision."""
-    if torch.cuda.is_available():
+    if device.type == "cuda":
         return [("float32", "torch"), ("bfloat16", "torch"), ("float16", "torch")]
     return [("float32", "torch"), ("float32", "onnxruntime"), ("bfloat16", "torch")]
 
 
-def _device() -> torch.device:
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+def _device(options: dict) -> torch.device:
+    return select_device(str(options.get("device", "auto")))
 
 
 def bench_network(game, options: dict) -> list[dict]:
     seconds = float(options.get("seconds", 2.0))
-    model = build_model("cnn", game).to(_device())
+    model = build_model("cnn", game).to(_device(options))
     rows = []
     for batch in options.get("batch", [1, 64, 256]):
-        for precision, runtime in _network_paths():  # side by side at each batch: drift hits all
+        for precision, runtime in _network_paths(_device(options)):  # side by side: drift hits all
             rate = measure_inference(model, game, batch, precision, seconds, runtime)
-            rows.append({"game": game.name, "params": game.params(), "device": _device().type,
+            rows.append({"game": game.name, "params": game.params(), "device": _device(options).type,
                          "threads": torch.get_num_threads(), "batch": batch,
                          "precision": precision, "runtime": runtime,
                          "positions_per_s": round(rate)})
@@ -178,13 +182,13 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     cap randomisation (selfplay.full_search_share and selfplay.fast_simulations)."""
     workers = options.get("workers", "auto")
     if workers == "auto":
-        workers = max(1, (os.cpu_count() or 2) - 1) if _device().type == "cuda" else 0
+        workers = max(1, (os.cpu_count() or 2) - 1) if _device(options).type == "cuda" else 0
     if int(workers) > 0:
         return _bench_selfplay_service(game, options, int(workers))
     seconds = float(options.get("seconds", 10.0))
     config = _selfplay_config(options)
-    model = build_model("cnn", game).to(_device())
-    inference = Inference(model, _device(), "float32")
+    model = build_model("cnn", game).to(_device(options))
+    inference = Inference(model, _device(options), "float32")
     counts = {"positions": 0, "network_s": 0.0, "simulations": 0}
 
     def counting(planes, legal):
@@ -231,7 +235,7 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     shares = {"select_encode": steps["select_encode_s"], "network": counts["network_s"],
               "expand_backup": steps["expand_backup_s"]}
     shares["python"] = selfplay_s - sum(shares.values())
-    return [{"game": game.name, "params": game.params(), "device": _device().type,
+    return [{"game": game.name, "params": game.params(), "device": _device(options).type,
              "threads": torch.get_num_threads(), "workers": 0, "simulations": config.simulations,
              "full_search_share": config.full_search_share,
              "games_in_parallel": batch, "precision": inference.precision,
@@ -253,10 +257,10 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
     seconds = float(options.get("seconds", 20.0))
     torch.set_num_threads(1)  # as the service runs the network (on a CPU)
     config = _selfplay_config(options)
-    model = build_model("cnn", game).to(_device())
+    model = build_model("cnn", game).to(_device(options))
     precision = "float32"
     spec = WorkerSpec(game_name=game.name, game_params=game.params(), model_kind="cnn",
-                      model_sizes={}, device=_device().type, precision=precision,
+                      model_sizes={}, device=_device(options).type, precision=precision,
                       selfplay=config, search=SearchConfig.from_cfg(default_config().mcts),
                       seed=0)
     pool = LocalPool(spec, workers, max_games_in_flight=10**9, shared_inference=True)
@@ -276,7 +280,7 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
         pool.stop()
     batch = max(1, round(positions / max(calls, 1)))
     network = measure_inference(model, game, batch, precision, 3.0)
-    return [{"game": game.name, "params": game.params(), "device": _device().type,
+    return [{"game": game.name, "params": game.params(), "device": _device(options).type,
              "threads": 1, "workers": workers, "simulations": config.simulations,
              "games_in_parallel": config.games_in_parallel, "precision": precision,
              "sims_per_s": round(positions / elapsed), "mean_batch": batch,
@@ -291,9 +295,9 @@ def bench_train(game, options: dict) -> list[dict]:
     rows = []
     for batch in options.get("batch", [256]):
         train = default_config().train
-        trainer = Trainer(build_model("cnn", game).to(_device()), train.lr, train.l2,
-                          train.optimizer, device=_device())
-        rows.append({"game": game.name, "params": game.params(), "device": _device().type,
+        trainer = Trainer(build_model("cnn", game).to(_device(options)), train.lr, train.l2,
+                          train.optimizer, device=_device(options))
+        rows.append({"game": game.name, "params": game.params(), "device": _device(options).type,
                      "threads": torch.get_num_threads(), "batch": batch,
                      "samples_per_s": round(measure_training(trainer, game, batch, seconds))})
     return rows
@@ -301,8 +305,8 @@ def bench_train(game, options: dict) -> list[dict]:
 
 BENCHES = {"search": bench_search, "pure": bench_pure, "network": bench_network,
            "selfplay": bench_selfplay, "train": bench_train, "engines": bench_engines}
-BENCH_KEYS = {"trees", "simulations", "iterations", "seconds", "batch", "threads", "share", "fast",
-              "workers", "moves", "engines"}
+BENCH_KEYS = {"trees", "simulations", "iterations", "seconds", "batch", "threads", "device",
+              "share", "fast", "workers", "moves", "engines"}
 
 
 def print_table(rows: list[dict]) -> None:
@@ -331,7 +335,9 @@ def main(argv: list[str]) -> int:
             if isinstance(options.get(key), int) and words[0] != "selfplay":
                 options[key] = [options[key]]
         if "threads" in options:
-            torch.set_num_threads(int(options["threads"]))
+            validate_threads(options["threads"])
+            use_search_threads(options["threads"])
+        device_name(str(options.get("device", "auto")))  # checked, whether or not the bench uses it
         rows = BENCHES[words[0]](named_game(name, **params), options)
     except (GameError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

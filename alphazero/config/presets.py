@@ -26,14 +26,15 @@ def compose_play(overrides: list[str]) -> DictConfig:
     return compose_config("play", overrides)
 
 
-def load_presets() -> dict[str, Preset]:
+def load_presets(overrides: list[str] = ()) -> dict[str, Preset]:
+    """Every game a user may name; `overrides` (a command line's device=...) on each config."""
     presets = {}
     for path in sorted((CONF_DIR / "game").glob("*.yaml")):
-        cfg = compose_play([f"game={path.stem}"])
+        cfg = compose_play([f"game={path.stem}", *overrides])
         presets[path.stem] = Preset(path.stem, cfg.game.name, OmegaConf.to_container(cfg.game.params),
                                     cfg.game.play_simulations, cfg)
     configured = {p.game_name for p in presets.values()}
-    base = compose_play([])
+    base = compose_play(list(overrides))
     for name in game_names():
         if name not in configured:  # a game with no config file plays with its own defaults
             presets[name] = Preset(name, name, {}, base.game.play_simulations, base)

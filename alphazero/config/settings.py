@@ -6,11 +6,10 @@ import copy
 import functools
 import os
 
-import torch
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.config.compose import compose_config
-from alphazero.config.devices import check_precision, select_device
+from alphazero.config.devices import check_precision, device_name
 from alphazero.config.errors import ConfigError
 from games import Game, game_advisors, make_game
 
@@ -64,8 +63,7 @@ def validate(cfg: DictConfig) -> None:
     validate_model(cfg.model)
     validate_agent(cfg)
     validate_command_options(cfg)
-    if cfg.threads != "auto" and not (_is_count(cfg.threads) and cfg.threads > 0):
-        raise ConfigError(f"threads must be auto or a whole number of at least 1, not {cfg.threads!r}.")
+    validate_threads(cfg.threads)
     if cfg.eval.gate not in ("pure", "previous"):
         raise ConfigError(f"eval.gate must be pure or previous, not {cfg.eval.gate!r}.")
     if cfg.eval.threshold > 1:
@@ -73,7 +71,7 @@ def validate(cfg: DictConfig) -> None:
     if cfg.train.optimizer not in OPTIMIZERS:
         raise ConfigError(f"train.optimizer must be one of {', '.join(OPTIMIZERS)}, not "
                           f"{cfg.train.optimizer!r}.")
-    check_precision(cfg.selfplay.precision, select_device(cfg.device))
+    check_precision(cfg.selfplay.precision, device_name(cfg.device))
     for key in ("eval.opening_plies", "selfplay.opening_plies"):
         value = OmegaConf.select(cfg, key)
         if not _is_count(value):
@@ -157,6 +155,14 @@ def validate_serve(cfg: DictConfig) -> None:
         value = cfg[key]
         if not (_is_count(value) and low <= value <= high):
             raise ConfigError(f"{key} must be a whole number from {low} to {high}, not {value!r}.")
+    validate_threads(cfg.threads)
+    device_name(cfg.device)
+
+
+def validate_threads(setting) -> None:
+    """`threads`, a setting of every command."""
+    if setting != "auto" and not (_is_count(setting) and setting > 0):
+        raise ConfigError(f"threads must be auto or a whole number of at least 1, not {setting!r}.")
 
 
 def _is_size(value) -> bool:
@@ -259,6 +265,7 @@ def ddp_devices(setting) -> list[str]:
     if setting is False or setting is None:
         return []
     if setting is True:
+        import torch
         if not torch.cuda.is_available():
             raise ConfigError("train.ddp=true needs CUDA GPUs; on the CPU give a device list "
                               "such as train.ddp=[cpu,cpu].")

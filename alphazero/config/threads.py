@@ -3,16 +3,20 @@
 A search calls the network with a few positions at a time, too little work to share among
 threads, and each extra thread spins on a core that another process may need: two engines
 started side by side with torch's default (a thread per core) each ran a move about eight
-times slower. So searches (play, engine, evaluate, curve) take one thread. A training run
-that plays in its own process (selfplay.workers=0) is the machine's one heavy process and
-takes every core it may run on; with worker processes, each worker and the trainer take
-one. `threads=N` in the config overrides the choice.
+times slower. So searches (play, engine, evaluate, curve, the web board) take one thread. A
+training run that plays in its own process (selfplay.workers=0) is the machine's one heavy
+process and takes every core it may run on; with worker processes, each worker and the
+trainer take one. `threads=N` in the config overrides the choice.
+
+A process that plays from the network cache never imports torch (alphazero.nn.network_cache):
+the count it chose is kept here, for ONNX Runtime, and for torch if it is imported later.
 """
 from __future__ import annotations
 
 import os
+import sys
 
-import torch
+_chosen: list[int] = []  # the count this process chose, once it has
 
 
 def usable_cores() -> int:
@@ -24,7 +28,7 @@ def usable_cores() -> int:
 
 
 def use_search_threads(setting) -> int:
-    """Threads for a search process (play, engine, evaluate, curve): 1 unless set."""
+    """Threads for a search process (play, engine, evaluate, curve, the web board): 1 unless set."""
     return _use(1 if setting == "auto" else setting)
 
 
@@ -35,9 +39,26 @@ def use_training_threads(setting, workers: int) -> int:
 
 
 def _use(count: int) -> int:
-    torch.set_num_threads(int(count))
-    flush_denormals()  # before the first parallel region, so torch's pool threads inherit it
+    _chosen[:] = [int(count)]
+    if "torch" in sys.modules:
+        give_torch_threads()
     return int(count)
+
+
+def chosen_threads() -> int:
+    """The threads a network runs on in this process: the count chosen, else torch's own."""
+    if _chosen:
+        return _chosen[0]
+    import torch
+    return torch.get_num_threads()
+
+
+def give_torch_threads() -> None:
+    """Set torch to the count chosen (nothing chosen: torch keeps its own)."""
+    if _chosen:
+        import torch
+        torch.set_num_threads(_chosen[0])
+        flush_denormals()  # before the first parallel region, so torch's pool threads inherit it
 
 
 def flush_denormals() -> None:
@@ -45,4 +66,5 @@ def flush_denormals() -> None:
     activations hold subnormal values that the CPU computes on many times more slowly: with
     them, a shipped Othello network's move at batch 1 took 5.3 s instead of 0.9 s. Values
     below 1.2e-38 change no prior or value that matters."""
+    import torch
     torch.set_flush_denormal(True)

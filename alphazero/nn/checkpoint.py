@@ -4,7 +4,9 @@ and weights as bytes (what self-play workers are sent).
 Files are written to a temporary name in the same folder, flushed to disk and renamed, so a
 run killed at any moment leaves either the previous file or the new one, never a torn one.
 Checkpoints hold tensors and plain data only and load with weights_only=True: a checkpoint
-someone shares cannot run code.
+someone shares cannot run code. Torch is imported by the functions that read or write
+tensors only: a process that plays from the network cache (alphazero.nn.network_cache)
+checks checkpoints without it.
 """
 from __future__ import annotations
 
@@ -13,8 +15,6 @@ import json
 import os
 import tempfile
 from pathlib import Path
-
-import torch
 
 
 class CheckpointError(ValueError):
@@ -27,6 +27,7 @@ REMOVED_SIZES = {"head_slope": 0.0, "head_norm": True, "ownership": False}
 
 
 def save_atomic(obj: dict, path: str | os.PathLike) -> None:
+    import torch
     _write_atomic(path, lambda stream: torch.save(obj, stream))
 
 
@@ -37,7 +38,11 @@ def save_json_atomic(report: dict, path: str | os.PathLike) -> None:
 
 def save_text_atomic(text: str, path: str | os.PathLike) -> None:
     """A text file (a run's kept games), written the same safe way."""
-    _write_atomic(path, lambda stream: stream.write(text.encode()))
+    save_bytes_atomic(text.encode(), path)
+
+
+def save_bytes_atomic(data: bytes, path: str | os.PathLike) -> None:
+    _write_atomic(path, lambda stream: stream.write(data))
 
 
 def _write_atomic(path: str | os.PathLike, write) -> None:
@@ -63,14 +68,20 @@ def _umask() -> int:
 
 
 def load(path: str | os.PathLike) -> dict:
+    import torch
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}.")
     try:
         saved = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many kinds for a bad file
-        raise CheckpointError(f"cannot read checkpoint {path}: {error.__class__.__name__}.") from None
-    if isinstance(saved, dict) and isinstance(saved.get("model_sizes"), dict):
+    except OSError as error:
+        raise CheckpointError(f"cannot read {path}: {error.strerror or error}.") from None
+    except Exception:  # torch raises many kinds for a file it cannot read
+        saved = None
+    if not isinstance(saved, dict):
+        raise CheckpointError(f"{path} is not a checkpoint (torch saves one with torch.save, as "
+                              "training does).")
+    if isinstance(saved.get("model_sizes"), dict):
         saved["model_sizes"] = current_sizes(saved["model_sizes"], path)
     return saved
 
@@ -118,10 +129,12 @@ def describe_params(params) -> str:
 
 def weights_to_bytes(state_dict: dict) -> bytes:
     """A state dict as bytes, on the CPU, for a worker in another process."""
+    import torch
     buffer = io.BytesIO()
     torch.save({k: v.detach().cpu() for k, v in state_dict.items()}, buffer)
     return buffer.getvalue()
 
 
 def weights_from_bytes(blob: bytes) -> dict:
+    import torch
     return torch.load(io.BytesIO(blob), weights_only=True)

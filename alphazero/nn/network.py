@@ -165,7 +165,7 @@ class Inference:
     def __init__(self, model: nn.Module, device: torch.device, precision: str = "float32",
                  runtime: str = "auto"):
         self.device = torch.device(device)
-        check_precision(precision, self.device)
+        check_precision(precision, self.device.type)
         self.precision = precision
         self.runtime = resolve_runtime(runtime, self.device, self.precision)
         # channels_last is the layout oneDNN and cuDNN convolve fastest (about +30% on CPU).

@@ -5,7 +5,9 @@ than torch's float32 path: 1.4-1.6x at batches of 1 to 256 on one thread, self-p
 The model is exported afresh whenever its weights change (tensors' version counters tell:
 an optimizer step, load_state_dict and batch-norm statistics all bump them), which takes
 about 30 ms for these nets, so callers keep using the torch module as the one source of
-truth: train it, load weights into it, and this follows.
+truth: train it, load weights into it, and this follows. `export_model` is the one export:
+the network cache (alphazero.nn.network_cache) and `python -m alphazero.export` write its
+model too.
 """
 from __future__ import annotations
 
@@ -15,9 +17,13 @@ import threading
 import warnings
 
 import numpy as np
-import onnxruntime
 import torch
 from torch import nn
+
+from alphazero.nn.onnx_session import cpu_session
+
+OPSET = 18
+INPUTS, OUTPUTS = ("planes", "legal"), ("log_policy", "value")
 
 
 class OnnxRuntimeNetwork:
@@ -35,7 +41,8 @@ class OnnxRuntimeNetwork:
         with self.exporting:
             version = _weights_version(self.model)
             if self.session is None or version != self.weights_version:
-                self.session = _session(self.model, planes.shape[1:], legal.shape[1])
+                model = export_model(self.model, planes.shape[1:], legal.shape[1])
+                self.session = cpu_session(model, torch.get_num_threads())
                 self.weights_version = version
             session = self.session
         log_policy, value = session.run(None, {"planes": planes, "legal": legal})
@@ -47,25 +54,17 @@ def _weights_version(model: nn.Module) -> tuple:
     return tuple((id(t), t._version) for t in itertools.chain(model.parameters(), model.buffers()))
 
 
-def _session(model: nn.Module, plane_shape: tuple, actions: int) -> onnxruntime.InferenceSession:
+def export_model(model: nn.Module, plane_shape: tuple, actions: int) -> bytes:
+    """The serialized ONNX model of `model` (in eval mode, any batch size)."""
     example = (torch.zeros(1, *plane_shape), torch.ones(1, actions, dtype=torch.bool))
     buffer = io.BytesIO()
     with warnings.catch_warnings(), torch.inference_mode(False):
-        # The TorchScript exporter, not the dynamo one: 30 ms against 3.5 s, which matters
-        # when a training run re-exports after every round. Its deprecation notice is ours.
+        # The TorchScript exporter, not the dynamo one: 30 ms against 3.5 s (and 10 s of
+        # imports), which matters when a training run re-exports after every round. Its
+        # deprecation notice is ours.
         warnings.simplefilter("ignore")
-        torch.onnx.export(model, example, buffer, dynamo=False,
+        torch.onnx.export(model, example, buffer, dynamo=False, opset_version=OPSET,
                           training=torch.onnx.TrainingMode.EVAL,
-                          input_names=["planes", "legal"], output_names=["log_policy", "value"],
-                          dynamic_axes={name: {0: "batch"} for name in
-                                        ("planes", "legal", "log_policy", "value")})
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = torch.get_num_threads()  # the product's choice (threads.py)
-    options.inter_op_num_threads = 1
-    # Idle threads sleep rather than spin: a spinning pool stalls the other processes on
-    # these cores, as torch's did (threads.py).
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    # Subnormal activations are many times slower to compute on; as flush_denormals does.
-    options.add_session_config_entry("session.set_denormal_as_zero", "1")
-    return onnxruntime.InferenceSession(buffer.getvalue(), options,
-                                        providers=["CPUExecutionProvider"])
+                          input_names=list(INPUTS), output_names=list(OUTPUTS),
+                          dynamic_axes={name: {0: "batch"} for name in INPUTS + OUTPUTS})
+    return buffer.getvalue()

@@ -12,28 +12,20 @@ import ipaddress
 import socket
 import sys
 
-import torch
 import uvicorn
-from hydra import compose, initialize_config_dir
-from hydra.errors import HydraException
 from omegaconf import DictConfig
-from omegaconf.errors import OmegaConfBaseException
 
+from alphazero.config.command import command_config, run_or_exit
 from alphazero.config.errors import ConfigError
-from alphazero.config.paths import CONF_DIR
 from alphazero.config.settings import validate_serve
-from alphazero.play import run_or_exit
+from alphazero.config.threads import use_search_threads
 from alphazero.serve.app import create_app
 from alphazero.serve.replays import check_run
 
 
 
 def load_config(overrides: list[str]) -> DictConfig:
-    try:
-        with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-            cfg = compose(config_name="serve", overrides=overrides)
-    except (HydraException, OmegaConfBaseException) as error:
-        raise ConfigError(f"bad setting: {str(error).splitlines()[0]}") from None
+    cfg = command_config("serve", overrides)
     validate_serve(cfg)
     return cfg
 
@@ -66,10 +58,10 @@ def is_loopback(host: str) -> bool:
 def main(argv: list[str]) -> None:
     def session():
         cfg = load_config(argv)
-        torch.set_num_threads(1)  # one search per request; several requests share the cores
+        use_search_threads(cfg.threads)  # auto: one a search; several requests share the cores
         run = check_run(str(cfg.run)) if cfg.run is not None else None
         sock = listen(cfg.host, cfg.port)
-        app = create_app(cfg.max_sessions, cfg.max_simulations, run)
+        app = create_app(cfg.max_sessions, cfg.max_simulations, run, device=cfg.device)
         host, port = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
         if not is_loopback(host):

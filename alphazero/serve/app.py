@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
 from alphazero.agent.agent import PureMCTSAgent
-from alphazero.agent.build import checkpoint_agent, default_checkpoint, shipped_boards
+from alphazero.agent.build import default_checkpoint, network_agent, shipped_boards
 from alphazero.config.presets import Preset, load_presets
 from alphazero.serve import replays
 from alphazero.serve.catalog import (CatalogError, checkpoint_roots, display_path,
@@ -55,8 +55,9 @@ class LiveSession:
 
 
 class Server:
-    def __init__(self, max_sessions: int, max_simulations: int, run: Path | None):
-        self.presets: dict[str, Preset] = load_presets()
+    def __init__(self, max_sessions: int, max_simulations: int, run: Path | None,
+                 device: str = "auto"):
+        self.presets: dict[str, Preset] = load_presets([f"device={device}"])
         self.run = run  # a training run's checkpoint folder, whose kept games the page replays
         base = next(iter(self.presets.values())).cfg
         self.roots = checkpoint_roots(base)
@@ -230,8 +231,7 @@ class Server:
         key = (str(path), path.stat().st_mtime_ns, game.name, json.dumps(game.params(), sort_keys=True))
         with self.loading:
             if key not in self.players:
-                saved = checkpoint.load(path)
-                self.players[key] = checkpoint_agent(game, preset.cfg, saved, path)
+                self.players[key] = network_agent(game, preset.cfg, path)
                 if len(self.players) > 8:
                     self.players.popitem(last=False)
             self.players.move_to_end(key)
@@ -272,8 +272,8 @@ async def internal_error(request: Request, error: Exception) -> JSONResponse:
 
 
 def create_app(max_sessions: int = 64, max_simulations: int = 20000,
-               run: Path | None = None) -> Starlette:
-    server = Server(max_sessions, max_simulations, run)
+               run: Path | None = None, device: str = "auto") -> Starlette:
+    server = Server(max_sessions, max_simulations, run, device)
     game = "/api/games/{key:str}"
     routes = [
         Route("/", lambda request: FileResponse(WEB_DIR / "index.html")),

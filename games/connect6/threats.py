@@ -18,7 +18,9 @@ stones and none the opponent's: its two stones of the next turn fill it. In that
 
 Otherwise nothing is forced (None).
 
-Rules 3 and 4 run in Numba over counts of each window's stones, on every move the agent
+Rules 3 and 4 run in Numba over counts of each window's stones (one compiled copy of the
+search per depth, each calling the next shallower one: Numba's disk cache crashes on a
+recursive function, Numba bug report #6061, and these copies cache), on every move the agent
 makes: about 1 ms a position on average on 10x10, at most four budgets of PLACEMENT_BUDGET
 pairs (about 0.15 s; `docs/results.md`). They try pairs of stones on the cells of windows
 that two stones fill to four; a win needing a stone elsewhere (one that takes a cell the
@@ -29,9 +31,12 @@ the first stone's cell is found again, whatever the budget.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
+from games.core.specialize import bound_copy
 from games.core.stone_board import EMPTY
 
 ROW = 6  # a window's length
@@ -174,7 +179,6 @@ def _stones_to_block(windows, threats, cells):
     return 3
 
 
-@njit  # not cached: Numba's cache crashes recursive functions (Numba bug report #6061)
 def _winning_cells(windows, through, board, counts, side, turns, with_cell, budget, out):
     """Whether some pair of stones of `side`, whose opponent threatens nothing, wins within
     `turns` turns of `side` whatever the opponent does: it leaves more threats than two
@@ -184,7 +188,8 @@ def _winning_cells(windows, through, board, counts, side, turns, with_cell, budg
     fill to four, in one order; with `with_cell` >= 0 only the pairs that hold that cell.
     With `out` non-empty, marks every cell of every winning pair there; else returns at the
     first. budget[0] counts the pairs left to try; once spent, nothing more is proven (a
-    win found stays proven)."""
+    win found stays proven). A template: `_searches` compiles it once per depth, with
+    `_shallower` the search a turn shallower."""
     opponent = 3 - side
     growing = np.zeros(board.size, dtype=np.bool_)
     for w in range(windows.shape[0]):
@@ -217,7 +222,7 @@ def _winning_cells(windows, through, board, counts, side, turns, with_cell, budg
                             continue
                         _place(board, counts, through, targets[a], opponent, 1)
                         _place(board, counts, through, targets[b], opponent, 1)
-                        won = _threat_windows(counts, opponent).size == 0 and _winning_cells(
+                        won = _threat_windows(counts, opponent).size == 0 and _shallower(
                             windows, through, board, counts, side, turns - 1, -1, budget,
                             no_cells)
                         _place(board, counts, through, targets[b], opponent, -1)
@@ -235,10 +240,25 @@ def _winning_cells(windows, through, board, counts, side, turns, with_cell, budg
     return found
 
 
+@njit(cache=True)
+def _no_shallower(windows, through, board, counts, side, turns, with_cell, budget, out):
+    """The one-turn search's `_shallower`, which it never calls (turns > 1 is false)."""
+    return False
+
+
+@functools.cache
+def _searches() -> list:
+    """_winning_cells for 1 to THREAT_TURNS turns, each calling the one a turn shallower."""
+    searches = [bound_copy(_winning_cells, {"_shallower": _no_shallower}, "turns1")]
+    for turns in range(2, THREAT_TURNS + 1):
+        searches.append(bound_copy(_winning_cells, {"_shallower": searches[-1]}, f"turns{turns}"))
+    return searches
+
+
 def compile_threat_search(windows: np.ndarray, through: np.ndarray) -> None:
-    """Compile rules 3 and 4 (a few seconds, once a process: their recursion cannot be
-    cached)."""
-    winning_cells(windows, through, np.zeros(through.shape[0], dtype=np.int64), 1, 1)
+    """Compile rules 3 and 4 now (a few seconds the first time; cached on disk after)."""
+    for turns in range(1, THREAT_TURNS + 1):
+        winning_cells(windows, through, np.zeros(through.shape[0], dtype=np.int64), 1, turns)
 
 
 def winning_cells(windows: np.ndarray, through: np.ndarray, board: np.ndarray, side: int,
@@ -251,6 +271,6 @@ def winning_cells(windows: np.ndarray, through: np.ndarray, board: np.ndarray, s
     lines = board[windows]
     counts = np.stack([(lines == stone).sum(axis=1) for stone in (EMPTY, 1, 2)])
     out = np.zeros(board.size, dtype=np.bool_)
-    _winning_cells(windows, through, board, counts, side, turns, with_cell, np.array([budget]),
-                   out)
+    _searches()[turns - 1](windows, through, board, counts, side, turns, with_cell,
+                           np.array([budget]), out)
     return out

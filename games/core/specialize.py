@@ -9,6 +9,8 @@ function object's identity, so such code is recompiled in every process (no cach
 Binding the kernels as globals of a renamed copy gives each game its own cache entry. The
 name includes a hash of the sources involved, because Numba's cache only watches the file
 of the function itself: an edit to a game's rules must not reuse a stale compiled search.
+A closure or a function made at run time would miss the cache for the same reason, so every
+compiled copy here is such a renamed module-level function (`bound_copy`).
 """
 from __future__ import annotations
 
@@ -49,14 +51,21 @@ def specialize(game, templates: list, extra_globals: dict | None = None) -> type
     bound.update(extra_globals or {})
     out = types.SimpleNamespace()
     for template in templates:
-        scope = dict(template.__globals__)
-        scope.update(bound)
-        fn = types.FunctionType(template.__code__, scope, template.__name__,
-                                template.__defaults__, template.__closure__)
-        fn.__qualname__ = f"{template.__name__}__{tag}"
-        fn.__module__ = template.__module__
-        compiled = njit(cache=True)(fn)
+        compiled = bound_copy(template, bound, tag)
         bound[template.__name__] = compiled
         setattr(out, template.__name__, compiled)
     _compiled[key] = out
     return out
+
+
+def bound_copy(template, names: dict, tag: str):
+    """`template` (a plain Python function) jit-compiled with its globals `names` bound to
+    the functions given, cached on disk as `<template's name>__<tag>`. `tag` must change
+    whenever the bound functions' code does, unless they live in the template's own file."""
+    scope = dict(template.__globals__)
+    scope.update(names)
+    fn = types.FunctionType(template.__code__, scope, template.__name__,
+                            template.__defaults__, template.__closure__)
+    fn.__qualname__ = f"{template.__name__}__{tag}"
+    fn.__module__ = template.__module__
+    return njit(cache=True)(fn)

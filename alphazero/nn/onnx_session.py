@@ -1,0 +1,43 @@
+"""A network's ONNX model run by ONNX Runtime on the CPU, without torch: the session every
+network here runs in on a CPU, and `OnnxInference`, a model of the network cache
+(alphazero.nn.network_cache) as the search calls it.
+
+The model takes `planes` float32 [n, P, H, W] and `legal` bool [n, A] and gives `log_policy`
+float32 [n, A] and `value` float32 [n] (alphazero.nn.onnx_runtime exports it).
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime
+
+
+def cpu_session(model: bytes, threads: int) -> onnxruntime.InferenceSession:
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads  # the product's choice (alphazero.config.threads)
+    options.inter_op_num_threads = 1
+    # Idle threads sleep rather than spin: a spinning pool stalls the other processes on
+    # these cores, as torch's did (alphazero.config.threads).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # Subnormal activations are many times slower to compute on; as flush_denormals does.
+    options.add_session_config_entry("session.set_denormal_as_zero", "1")
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+class OnnxInference:
+    """Evaluates batches of positions for the search, as alphazero.nn.network.Inference does
+    on a CPU in float32: numpy in, numpy out."""
+
+    precision, runtime = "float32", "onnxruntime"
+
+    def __init__(self, model: bytes, threads: int):
+        self.session = cpu_session(model, threads)
+
+    def __call__(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """planes float32 [n, P, H, W], legal bool [n, A] -> (priors float32 [n, A] summing
+        to 1 over the legal actions, values float32 [n] from the side to move's view)."""
+        if len(planes) == 0:
+            return np.zeros(legal.shape, np.float32), np.zeros(0, np.float32)
+        log_policy, value = self.session.run(None, {
+            "planes": np.ascontiguousarray(planes, dtype=np.float32),
+            "legal": np.ascontiguousarray(legal, dtype=np.bool_)})
+        return np.exp(log_policy), value
