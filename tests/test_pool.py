@@ -79,7 +79,8 @@ def test_a_slow_trainer_keeps_memory_flat(tmp_path):
 @pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if torch.cuda.is_available() else []))
 def test_the_service_answers_as_the_network_does(device):
     """Batches of three workers asking at once, evaluated by the inference service (on CUDA
-    two padded batches in flight), equal the same batches evaluated in place."""
+    two padded batches in flight), equal the same batches evaluated in place, and each answer
+    names the version of the weights that gave it."""
     import multiprocessing as mp
     import threading
 
@@ -96,7 +97,7 @@ def test_the_service_answers_as_the_network_does(device):
               for _ in range(3)]
     pipes = [context.Pipe() for _ in blocks]
     weights, stop = context.Queue(), context.Event()
-    weights.put(weights_to_bytes(model.state_dict()))
+    weights.put((3, weights_to_bytes(model.state_dict())))
     counters = context.Array("q", 4)
     process = context.Process(target=service_main, daemon=True,
                               args=(spec, weights, blocks, [a for a, _ in pipes], counters, stop))
@@ -112,6 +113,7 @@ def test_the_service_answers_as_the_network_does(device):
             legal = rng.random((n, game.num_actions)) < 0.5
             legal[:, 0] = True
             priors, values = remote(planes, legal)
+            assert remote.version == 3
             expected = expected_model(planes, legal)
             errors.append(max(np.abs(priors - expected[0]).max(), np.abs(values - expected[1]).max()))
 

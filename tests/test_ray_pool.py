@@ -8,6 +8,7 @@ import torch
 from hydra import compose, initialize_config_dir
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+from alphazero.train import game_log
 from alphazero.workers.ray_pool import RayPool, auto_worker_count
 from alphazero.train.loop import TrainingRun
 
@@ -44,6 +45,10 @@ def test_ray_run_leaves_the_same_artefacts_as_a_local_run(tmp_path, ray_address,
     local_state, ray_state = saved_state(local_dir), saved_state(ray_dir)
     assert ray_state.keys() == local_state.keys()
     assert ray_state["counters"]["games"] >= 16 and ray_state["counters"]["steps"] > 0
+    kept = game_log.read_games(ray_dir / "checkpoints" / "connect4_classic")
+    assert [g["index"] for g in kept] == list(range(ray_state["counters"]["games"]))
+    versions = [g["network"] for g in kept]  # one actor: the versions it played rise
+    assert versions == sorted(versions) and versions[-1] < ray_state["counters"]["round"]
 
 
 def test_a_killed_actor_is_replaced_and_the_run_completes(tmp_path, ray_address, monkeypatch):
@@ -62,7 +67,7 @@ def test_a_killed_actor_is_replaced_and_the_run_completes(tmp_path, ray_address,
         return collect(pool, min_positions)
 
     monkeypatch.setattr(RayPool, "collect", kill_an_actor_then_collect)
-    TrainingRun(cfg, tmp_path / "runs").run()
+    TrainingRun(cfg, tmp_path / "runs", "connect4_classic").run()
     assert saved_state(tmp_path)["counters"]["games"] >= 24
     events = EventAccumulator(str(tmp_path / "runs"))
     events.Reload()

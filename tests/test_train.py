@@ -16,6 +16,7 @@ from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate, validate_training
 from alphazero.nn.network import GlobalPoolBias, build_model
+from alphazero.train import game_log
 from alphazero.train.loop import TrainingRun, selfplay_seed
 
 from helpers import TINY
@@ -32,7 +33,8 @@ def train_here(tmp_path, *overrides):
     validate_training(cfg)
     terminate = signal.getsignal(signal.SIGTERM)  # a run stops on SIGTERM: not this process
     try:
-        TrainingRun(cfg, tmp_path / "runs" / str(len(list(tmp_path.glob("runs/*"))))).run()
+        TrainingRun(cfg, tmp_path / "runs" / str(len(list(tmp_path.glob("runs/*")))),
+                    "connect4_classic").run()
     finally:
         signal.signal(signal.SIGTERM, terminate)
 
@@ -65,6 +67,13 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, tiny_run, 
     assert len({c // 8 for c in counts}) == len(counts) and counts[-1] >= 24
     outcomes = {-1.0, 0.0, 1.0}
     assert set(checkpoint.load(latest.parent / "replay.pt")["zs"].tolist()) <= outcomes
+    # every game kept, numbered in order, each by the weights of its round
+    kept = game_log.read_games(latest.parent)
+    assert [g["index"] for g in kept] == list(range(saved["counters"]["games"]))
+    versions = [g["network"] for g in kept]
+    assert versions[0] == 0 and versions == sorted(versions)
+    assert versions[-1] == saved["counters"]["round"] - 1  # the weights after the last-but-one round
+    assert {g["game"] for g in kept} == {"connect4_classic"}
 
     # resumed with playout cap randomisation, which changes what is recorded, not the format,
     # and a learning-rate schedule that drops the rate, and value targets that become the
@@ -84,6 +93,8 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, tiny_run, 
     assert {round(e.value, 6) for e in events.Scalars("lr")} == {0.0001}
     assert {e.value for e in events.Scalars("selfplay/q_share")} == {1.0}
     assert not set(checkpoint.load(latest.parent / "replay.pt")["zs"].tolist()) <= outcomes
+    assert ([g["index"] for g in game_log.read_games(latest.parent)]
+            == list(range(resumed["counters"]["games"])))  # numbered on across the resume
 
     # train.max_minutes counts the run's time over all its restarts: a run resumed with the
     # minutes it has already trained stops at once
@@ -171,7 +182,7 @@ def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
         stream.write(b"half a checkpoint")
         raise KeyboardInterrupt  # the process is stopped in the middle of writing
 
-    monkeypatch.setattr(checkpoint.torch, "save", torn_save)
+    monkeypatch.setattr(torch, "save", torn_save)
     with pytest.raises(KeyboardInterrupt):
         checkpoint.save_atomic({"version": 2}, path)
     monkeypatch.undo()
@@ -268,7 +279,7 @@ def test_gate_previous_searches_both_networks_with_the_gates_budget(tmp_path, mo
         cfg = compose(config_name="config", overrides=[
             *TINY, "eval.gate=previous", "eval.simulations=24", "mcts.simulations=8",
             f"train.checkpoint_dir={tmp_path}"])
-    run = train_module.TrainingRun(cfg, tmp_path / "run")
+    run = train_module.TrainingRun(cfg, tmp_path / "run", "connect4_classic")
     checkpoint.save_atomic(run.network_payload(), run.checkpoint_dir / "best.pt")
     seen = {}
 

@@ -30,7 +30,8 @@ _BOUNDS = [("game.play_simulations", 2), ("mcts.simulations", 2), ("mcts.c_puct"
            ("selfplay.fast_simulations", 2),
            ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),
            ("train.min_replay", 0), ("train.batch_size", 1), ("train.lr", 0), ("train.l2", 0),
-           ("train.checkpoint_minutes", 0), ("eval.interval", 0), ("eval.games", 1),
+           ("train.checkpoint_minutes", 0), ("train.kept_games_mb", 0),
+           ("eval.interval", 0), ("eval.games", 1),
            ("eval.start_level", 1), ("eval.level_step", 0), ("eval.threshold", 0)]
 # keys that may be null (off) or else a number of at least this
 _NULL_OR_BOUNDS = [("eval.simulations", 2), ("train.max_games", 1), ("train.max_minutes", 0)]

@@ -2,7 +2,8 @@
 
 The loop: collect new self-play positions from the pool, store them (with symmetry images)
 in the replay buffer, take gradient steps in proportion to the new positions, publish the
-new weights to the pool, log to TensorBoard, and checkpoint at least every few minutes.
+new weights to the pool, log to TensorBoard, keep the latest games as move lists
+(`game_log`), and checkpoint at least every few minutes.
 Ctrl-C or SIGTERM (`kill PID`) saves a checkpoint and stops; killed harder at any moment,
 `train.resume=true` continues from the last checkpoint.
 """
@@ -27,6 +28,7 @@ from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import (build_game, ddp_devices, scheduled_lr, validate_training,
                                        worker_count)
+from alphazero.train import game_log
 from alphazero.train.distributed import DataParallelTrainer
 from alphazero.evaluate.match import Gate
 from alphazero.config.devices import select_device
@@ -53,8 +55,9 @@ def selfplay_seed(seed: int, games: int) -> int:
 
 
 class TrainingRun:
-    def __init__(self, cfg: DictConfig, run_dir: Path):
+    def __init__(self, cfg: DictConfig, run_dir: Path, config_name: str):
         self.cfg = cfg
+        self.config_name = config_name  # the game= choice, which the kept games name
         self.game = build_game(cfg)
         self.game_params = self.game.params()
         self.device = select_device(cfg.device)
@@ -169,7 +172,8 @@ class TrainingRun:
         devices = ddp_devices(cfg.train.ddp)
         if devices:  # after resuming, so that every replica starts from the same state
             self.trainer = DataParallelTrainer(self.trainer, self.trainer_args, devices)
-        pool.start(weights_to_bytes(self.model.state_dict()))
+        game_log.forget_from(self.checkpoint_dir, self.counters["games"])
+        pool.start(weights_to_bytes(self.model.state_dict()), self.counters["round"])
         last_save = clock = time.time()
         # SIGTERM stops the run like Ctrl-C (which a background job started from a script
         # ignores), so `kill PID` and cluster schedulers do not lose the last minutes. It
@@ -184,7 +188,7 @@ class TrainingRun:
                 games_before = self.counters["games"]
                 self.one_round(pool, progress)
                 self.keep_snapshot(games_before)
-                pool.publish(weights_to_bytes(self.model.state_dict()))
+                pool.publish(weights_to_bytes(self.model.state_dict()), self.counters["round"])
                 if cfg.eval.interval and self.counters["round"] % cfg.eval.interval == 0:
                     self.gate(progress)
                 now = time.time()
@@ -240,12 +244,22 @@ class TrainingRun:
         say(f"gate vs {opponent}: {result.wins}-{result.draws}-{result.losses}"
             + (" -> best.pt" if promoted else ""))
 
+    def keep_games(self, games) -> None:
+        """The round's games into the run's game log, numbered on from the run's count."""
+        megabytes = self.cfg.train.kept_games_mb
+        if megabytes:
+            first = self.counters["games"]
+            game_log.write(self.checkpoint_dir, [
+                game_log.entry(self.game, self.config_name, record, first + i)
+                for i, record in enumerate(games)], int(megabytes * 2**20))
+
     def one_round(self, pool, progress) -> None:
         cfg, c = self.cfg, self.counters
         began = time.time()
         games = pool.collect(cfg.train.positions_per_round)
         seconds = max(time.time() - began, 1e-9)
         positions = sum(g.length for g in games)
+        self.keep_games(games)
         q_share = cfg.selfplay.q_share
         for record in games:
             if record.length == 0:
@@ -306,7 +320,8 @@ def main(cfg: DictConfig) -> None:
     try:
         validate_training(cfg)
         use_training_threads(cfg.threads, worker_count(cfg.selfplay.workers))
-        TrainingRun(cfg, Path(hydra_cfg.runtime.output_dir)).run()
+        TrainingRun(cfg, Path(hydra_cfg.runtime.output_dir),
+                    hydra_cfg.runtime.choices.get("game")).run()
     except (ConfigError, GameError, checkpoint.CheckpointError, WorkerCrashLoop, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)

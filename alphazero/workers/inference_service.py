@@ -8,9 +8,9 @@ answers each worker. While it evaluates, the other workers search, so the device
 cores work at the same time.
 
 Each worker has one block of shared memory (its inputs and the answers, sized for its largest
-batch) and one pipe that carries only (request number, batch size) and the answer's request
-number. A replacement for a dead worker reuses both; request numbers let it ignore an answer
-meant for its predecessor. The service runs the same code on a CPU, where tests exercise it.
+batch) and one pipe that carries only (request number, batch size) and the answer's (request
+number, version of the weights that answered it). A replacement for a dead worker reuses
+both; request numbers let it ignore an answer meant for its predecessor. The service runs the same code on a CPU, where tests exercise it.
 """
 from __future__ import annotations
 
@@ -54,6 +54,7 @@ class RemoteEvaluator:
         self.planes, self.legal, self.priors, self.values = block.views()
         self.conn = conn
         self.request = first_request
+        self.version = 0  # of the weights that gave the last answer
 
     def __call__(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n = len(planes)
@@ -61,13 +62,14 @@ class RemoteEvaluator:
         self.legal[:n] = legal
         self.request += 1
         self.conn.send((self.request, n))
-        while self.conn.recv() != self.request:
-            pass  # an answer to a request of this worker's dead predecessor
+        answered = None
+        while answered != self.request:  # else an answer to this worker's dead predecessor
+            answered, self.version = self.conn.recv()
         return self.priors[:n], self.values[:n]
 
 
-def newest_weights(weights_queue) -> bytes | None:
-    """The last weights waiting in the queue (older ones are skipped), or None."""
+def newest_weights(weights_queue) -> tuple[int, bytes] | None:
+    """The last (version, weights) waiting in the queue (older ones are skipped), or None."""
     latest = None
     try:
         while True:
@@ -88,6 +90,7 @@ class Slot:
         self.arrays = (self.planes.numpy(), self.legal.numpy(), self.priors.numpy(),
                        self.values.numpy())
         self.requests: list = []  # (worker's pipe, request number, first row, rows)
+        self.version = 0  # of the weights that evaluate this slot's batch
         # on CUDA, recorded after the answers' copies of each call
         self.done = torch.cuda.Event() if pinned else None
 
@@ -101,12 +104,14 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
     On CUDA two batches are in flight: while the device evaluates one, the service gathers
     the next from the workers that are not waiting for it and queues it behind, so the
     device does not idle while the service copies requests and answers workers. On a CPU
-    each batch is answered at once."""
+    each batch is answered at once. Weights come as (version, weights); each answer names the
+    version that evaluated it."""
     torch.set_num_threads(1)  # on a CPU the workers need the other cores
     game = make_game(spec.game_name, **spec.game_params)
     device = select_device(spec.device)
+    version, weights = weights_queue.get()
     inference = build_inference(spec.model_kind, game, spec.model_sizes, device, spec.precision,
-                                weights_from_bytes(weights_queue.get()))
+                                weights_from_bytes(weights))
     workers = {id(conn): block.views() for conn, block in zip(conns, blocks)}
     on_cuda = device.type == "cuda"
     rows = sum(block.rows for block in blocks)
@@ -117,7 +122,8 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
     while not stop_event.is_set():
         latest = newest_weights(weights_queue)
         if latest is not None:  # on CUDA, ordered after the calls already queued
-            inference.load_state_dict(weights_from_bytes(latest))
+            version, weights = latest
+            inference.load_state_dict(weights_from_bytes(weights))
         waited = time.perf_counter_ns()
         ready = mp_connection.wait(conns, timeout=0 if in_flight else 0.2)
         with counters.get_lock():
@@ -126,6 +132,7 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
             slot = slots[launches % len(slots)]
             launches += 1
             total = gather(slot, ready, workers)
+            slot.version = version
             began = time.perf_counter_ns()
             inference.launch(slot.planes[:total], slot.legal[:total], slot.priors[:total],
                              slot.values[:total])
@@ -167,4 +174,4 @@ def answer(slot: Slot, workers: dict, counters) -> None:
         _, _, out_priors, out_values = workers[id(conn)]
         out_priors[:n] = priors[start:start + n]
         out_values[:n] = values[start:start + n]
-        conn.send(request)
+        conn.send((request, slot.version))

@@ -3,7 +3,9 @@
 `InlinePool` plays in the training process (workers=0: simplest, deterministic, for tests
 and tiny machines). `LocalPool` runs W worker processes beside the trainer; a worker that
 dies is restarted with the latest weights and the run goes on. Both have the same interface,
-so the training loop does not know which one it drives.
+so the training loop does not know which one it drives. Weights travel with their version (the
+loop's count of training rounds), and each pool stamps a finished game with the version that
+played its last move (`GameRecord.network`).
 
 Memory stays bounded when self-play outruns training: each worker may have at most its share
 of `max_games_in_flight` finished games sent and not yet read by the trainer; at that bound
@@ -69,22 +71,26 @@ class InlinePool:
         self.spec = spec
         self.worker = None
         self.inference = None
+        self.version = 0
         self.restarts = 0
 
     @property
     def workers_alive(self) -> int:
         return 1
 
-    def start(self, weights: bytes) -> None:
+    def start(self, weights: bytes, version: int = 0) -> None:
         self.worker, self.inference = build_worker(self.spec, weights)
+        self.version = version
 
-    def publish(self, weights: bytes) -> None:
+    def publish(self, weights: bytes, version: int) -> None:
         self.inference.load_state_dict(weights_from_bytes(weights))
+        self.version = version
 
     def collect(self, min_positions: int) -> list[GameRecord]:
         games, positions = [], 0
         while positions < min_positions:
             for record in self.worker.play_move():
+                record.network = self.version
                 games.append(record)
                 positions += record.length
         return games
@@ -102,14 +108,17 @@ def _worker_main(spec: WorkerSpec, weights_queue, games_out, permits, stop_event
                  service=None) -> None:
     """Play and send games. `permits` holds this worker's share of the games in flight: one
     is taken per game sent and given back by the trainer when it reads the game. `service`,
-    when given, is (shared block, pipe, first request number) of the inference service."""
+    when given, is (shared block, pipe, first request number) of the inference service.
+    `weights_queue` carries (version, weights)."""
     torch.set_num_threads(1)  # one core per worker; the pool supplies the parallelism
     if service is None:
-        worker, inference = build_worker(spec, weights_queue.get())
+        version, weights = weights_queue.get()
+        worker, inference = build_worker(spec, weights)
     else:
         game = make_game(spec.game_name, **spec.game_params)
-        worker, inference = SelfPlayWorker(game, RemoteEvaluator(*service), spec.selfplay,
-                                           spec.search, seed=spec.seed), None
+        evaluator = RemoteEvaluator(*service)
+        worker, inference = SelfPlayWorker(game, evaluator, spec.selfplay, spec.search,
+                                           seed=spec.seed), None
     # A game is larger than a pipe's buffer: send from a thread, so that self-play goes on
     # while the trainer is busy and not reading.
     outbox = queue.SimpleQueue()
@@ -117,8 +126,13 @@ def _worker_main(spec: WorkerSpec, weights_queue, games_out, permits, stop_event
     while not stop_event.is_set():
         latest = newest_weights(weights_queue)
         if latest is not None and inference is not None:
-            inference.load_state_dict(weights_from_bytes(latest))
-        for record in worker.play_move():
+            version, weights = latest
+            inference.load_state_dict(weights_from_bytes(weights))
+        finished = worker.play_move()
+        if inference is None:
+            version = evaluator.version  # of the weights in the service's last answer
+        for record in finished:
+            record.network = version
             while not permits.acquire(timeout=0.5):  # the trainer is behind: wait for it
                 if stop_event.is_set():
                     return
@@ -154,7 +168,7 @@ class LocalPool:
         self.game_pipes: list = [None] * workers
         self.permits: list = [None] * workers
         self.failures = [0] * workers  # restarts since the worker last delivered a game
-        self.latest_weights = b""
+        self.latest_weights = (0, b"")  # (version, weights)
         self.restarts = 0
         if shared_inference is None:
             shared_inference = select_device(spec.device).type == "cuda"
@@ -192,20 +206,20 @@ class LocalPool:
         self.restarts += 1
         self._launch(i)
 
-    def start(self, weights: bytes) -> None:
-        self.latest_weights = weights
+    def start(self, weights: bytes, version: int = 0) -> None:
+        self.latest_weights = (version, weights)
         if self.service is not None:
-            self.service.start(weights, self.stop_event)
+            self.service.start(self.latest_weights, self.stop_event)
         for i in range(self.num_workers):
             self._launch(i)
 
-    def publish(self, weights: bytes) -> None:
-        self.latest_weights = weights
+    def publish(self, weights: bytes, version: int) -> None:
+        self.latest_weights = (version, weights)
         if self.service is not None:
-            self.service.weights.put(weights)
+            self.service.weights.put(self.latest_weights)
             return
         for q in self.weight_queues:
-            q.put(weights)
+            q.put(self.latest_weights)
 
     def collect(self, min_positions: int) -> list[GameRecord]:
         games, positions = [], 0
@@ -266,7 +280,7 @@ class _Service:
         self.counters = context.Array("q", 4)  # positions, calls, ns in them, ns waiting
         self.process = None
 
-    def start(self, weights: bytes, stop_event) -> None:
+    def start(self, weights: tuple[int, bytes], stop_event) -> None:
         self.weights.put(weights)
         self.process = self.context.Process(
             target=service_main, daemon=True,

@@ -37,19 +37,21 @@ class SelfPlayActor:
 
     def __init__(self, spec: WorkerSpec, weights: list, threads: int):
         torch.set_num_threads(threads)
-        # The reference comes wrapped in a list so that Ray passes the reference itself,
-        # not its value: the actor fetches weights only when the reference changes.
-        self.weights_ref = weights[0]
+        # The reference comes in a list (with the weights' version) so that Ray passes the
+        # reference itself, not its value: the actor fetches weights only when it changes.
+        self.weights_ref, self.version = weights
         self.worker, self.inference = build_worker(spec, ray.get(self.weights_ref))
 
     def play(self, seconds: float, weights: list) -> list[GameRecord]:
         """Play moves for `seconds`; return the games that finished."""
         if weights[0] != self.weights_ref:
-            self.weights_ref = weights[0]
+            self.weights_ref, self.version = weights
             self.inference.load_state_dict(weights_from_bytes(ray.get(self.weights_ref)))
         games, deadline = [], time.perf_counter() + seconds
         while time.perf_counter() < deadline:
             games += self.worker.play_move()
+        for record in games:
+            record.network = self.version
         return games
 
 
@@ -94,7 +96,7 @@ class RayPool:
         self.in_flight: dict = {}  # call's result reference -> (worker index, actor)
         self.answered: set[int] = set()  # workers whose current actor has returned games
         self.finished_games: queue.Queue = queue.Queue()
-        self.weights_ref = None
+        self.weights = None  # [reference to the latest weights, their version], set at once
         self.restarts = 0
         self.owns_ray = False
         self.stopping = threading.Event()
@@ -108,14 +110,14 @@ class RayPool:
     def _launch(self, i: int) -> None:
         spec = dataclasses.replace(self.spec, seed=self.spec.seed * 1000 + i + 1000 * self.restarts)
         actor = SelfPlayActor.options(num_cpus=self.num_cpus, num_gpus=self.num_gpus).remote(
-            spec, [self.weights_ref], max(1, round(self.num_cpus)))
+            spec, self.weights, max(1, round(self.num_cpus)))
         self.actors[i] = actor
         for _ in range(CALLS_IN_FLIGHT):
             self._submit(i)
 
     def _submit(self, i: int) -> None:
         actor = self.actors[i]
-        self.in_flight[actor.play.remote(CALL_SECONDS, [self.weights_ref])] = (i, actor)
+        self.in_flight[actor.play.remote(CALL_SECONDS, self.weights)] = (i, actor)
 
     def _receive(self, ref) -> None:
         i, actor = self.in_flight.pop(ref)
@@ -144,20 +146,20 @@ class RayPool:
         except BaseException as error:  # handed to the trainer's thread by collect
             self.pump_error = error
 
-    def start(self, weights: bytes) -> None:
+    def start(self, weights: bytes, version: int = 0) -> None:
         workers = self.workers_setting
         self.owns_ray = connect(self.address, (workers if workers != "auto" else 1) * self.num_cpus)
         if workers == "auto":
             workers = auto_worker_count(ray.cluster_resources(), self.num_cpus, self.num_gpus)
-        self.weights_ref = ray.put(weights)
+        self.weights = [ray.put(weights), version]
         self.actors = [None] * workers
         for i in range(workers):
             self._launch(i)
         self.pump_thread = threading.Thread(target=self._pump, name="ray-pool", daemon=True)
         self.pump_thread.start()
 
-    def publish(self, weights: bytes) -> None:
-        self.weights_ref = ray.put(weights)  # calls submitted from now on carry it
+    def publish(self, weights: bytes, version: int) -> None:
+        self.weights = [ray.put(weights), version]  # calls submitted from now on carry it
 
     def collect(self, min_positions: int) -> list[GameRecord]:
         games, positions = [], 0

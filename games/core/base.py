@@ -28,7 +28,8 @@ A game is a Python object (a subclass of `Game`) that holds its parameters and e
   its own width inside the padded planes; G is the same for every state of a game.)
 * `transform_state(state, g)`: the state seen through symmetry g, so that
   play(g(s), g(a)) == g(play(s, a)) and encode(g(s)) is encode(s) with cells permuted;
-* text: `render(state)`, `parse_move(state, text)` and `format_move(state, action)`.
+* text: `render(state)`, `parse_move(state, text)` and `format_move(state, action)`;
+  `board_params(state)`, the parameters that start this state's board (one drawn per game).
 
 The state is data (docs/design.md, principle 3): a 1-D array that can be copied, hashed, pickled.
 """
