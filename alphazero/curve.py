@@ -1,12 +1,20 @@
-"""Win rate against self-play games: every snapshot a training run kept
-(`train.snapshot_games`), each played against the same pure-MCTS levels.
+"""Strength against self-play games: every snapshot a training run kept
+(`train.snapshot_games`), as a win rate against the same pure-MCTS levels or as an Elo rating.
 
 `python -m alphazero.curve game=connect6 eval.levels=[4000] eval.games=20` reads
-checkpoints/connect6/snapshots/ (or `snapshots=DIR`), prints a row per snapshot and level,
-and writes curve.json and the TensorBoard scalars curve/win_rate_vs_<level> (step: self-play
-games) to its run directory, after every snapshot, so a stopped curve keeps what it measured.
-With `opponent=gtp:COMMAND` every snapshot plays that GTP program instead of the levels
-(alphazero.evaluate.gtp; the scalar curve/win_rate_vs_program).
+checkpoints/connect6/snapshots/ (or `run=FOLDER`'s, or `snapshots=DIR`), prints a row per
+snapshot and level, and writes curve.json and the TensorBoard scalars
+curve/win_rate_vs_<level> (step: self-play games) to its run directory, after every snapshot,
+so a stopped curve keeps what it measured. With `opponent=gtp:COMMAND` every snapshot plays
+that GTP program instead of the levels (alphazero.evaluate.gtp; the scalar
+curve/win_rate_vs_program).
+
+`curve.mode=elo` plays a round robin instead (alphazero.evaluate.elo): the snapshots, the
+shipped network of the board and pure MCTS at each level of eval.levels, `curve.games` games
+a pair; it prints each match as it ends, then every player's rating (the lowest level at 0)
+with a 95% interval, and writes elo.json (after every match: a stopped ladder keeps its
+games) and the scalars curve/elo, curve/elo_ci95_low, curve/elo_ci95_high and
+curve/elo_shipped (step: self-play games).
 """
 from __future__ import annotations
 
@@ -22,11 +30,13 @@ from alphazero.nn import checkpoint
 from alphazero.config.choices import check_group_choices
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate
+from alphazero.evaluate.elo import fit_elo, round_robin, score_table
 from alphazero.evaluate.gtp import program_command, program_opponent
 from alphazero.evaluate.match import (format_program_line, format_row, ladder, program_row,
-                                      table_header)
+                                      result_row, table_header)
 from alphazero.config.paths import CONF_DIR
-from alphazero.agent.build import checkpoint_agent
+from alphazero.agent.agent import PureMCTSAgent
+from alphazero.agent.build import build_agent, checkpoint_agent, default_checkpoint
 from alphazero.config.threads import use_search_threads
 from games import GameError
 
@@ -38,11 +48,26 @@ def snapshot_paths(folder: Path) -> list[Path]:
     return paths
 
 
+def load_snapshot(path: Path) -> tuple[int, dict]:
+    """A snapshot's self-play game count and its checkpoint."""
+    saved = checkpoint.load(path)
+    games = saved.get("counters", {}).get("games")
+    if games is None:
+        raise ConfigError(f"{path} has no self-play game count: it is not a training snapshot.")
+    return games, saved
+
+
 def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
+    """The rows of the curve (curve.mode=winrate) or the ladder's players (elo)."""
     validate(cfg)
     use_search_threads(cfg.threads)
-    levels = list(cfg.eval.levels)
     game = build_game(cfg)
+    if cfg.curve.mode == "elo":
+        if cfg.opponent:
+            raise ConfigError("curve.mode=elo rates the snapshots against the shipped network "
+                              "and pure MCTS; opponent= is for curve.mode=winrate.")
+        return elo_ladder(cfg, game, folder, out_dir)
+    levels = list(cfg.eval.levels)
     if cfg.opponent and program_command(cfg.opponent) is None:
         raise ConfigError(f"curve plays snapshots against pure MCTS's levels or a GTP program "
                           f"(opponent=gtp:COMMAND), not opponent={cfg.opponent}.")
@@ -53,11 +78,7 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     print(f"{'self-play games':>15}  {table_header()}")
     try:
         for path in paths:
-            saved = checkpoint.load(path)
-            games = saved.get("counters", {}).get("games")
-            if games is None:
-                raise ConfigError(f"{path} has no self-play game count: it is not a training "
-                                  "snapshot.")
+            games, saved = load_snapshot(path)
             player = checkpoint_agent(game, cfg, saved, path, seed=cfg.seed)
             measured = ([program_row(game, player, program, cfg.eval.games, cfg.seed,
                                      cfg.eval.opening_plies)] if program else
@@ -82,18 +103,96 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     return rows
 
 
+def elo_ladder(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict]:
+    """The round robin of the snapshots and the anchors (pure MCTS at each level, lowest at
+    0 Elo, and the shipped network of this board), rated."""
+    paths = snapshot_paths(folder)
+    players, agents = [], []
+    for level in sorted(cfg.eval.levels):
+        players.append({"player": f"pure MCTS {level}"})
+        agents.append(PureMCTSAgent(game, level, seed=cfg.seed + level))
+    shipped = default_checkpoint(game.name, game.params())
+    if shipped is None:
+        print("no shipped network plays this board: the anchors are pure MCTS alone")
+    else:
+        players.append({"player": f"shipped {shipped.name}", "shipped": True})
+        agents.append(build_agent(game, cfg, "az", shipped, seed=cfg.seed))
+    for path in paths:
+        games, saved = load_snapshot(path)
+        players.append({"player": path.stem, "self_play_games": games})
+        agents.append(checkpoint_agent(game, cfg, saved, path, seed=cfg.seed))
+    report = {"game": game.name, "game_params": game.params(), "snapshots": str(folder),
+              "simulations": cfg.mcts.simulations, "games_per_pair": cfg.curve.games,
+              "opening_plies": cfg.curve.opening_plies, "seed": cfg.seed,
+              "search_alone": cfg.search_alone, "anchor": players[0]["player"], "players": players, "matches": []}
+    pairs = len(players) * (len(players) - 1) // 2
+    print(f"{len(players)} players, {pairs} matches of {cfg.curve.games} games")
+    width = max(len(p["player"]) for p in players)
+    results = []
+    for i, j, result in round_robin(game, agents, cfg.curve.games, cfg.seed,
+                                    cfg.curve.opening_plies):
+        results.append((i, j, result))
+        report["matches"].append({"player": players[i]["player"]}
+                                 | result_row(players[j]["player"], result))
+        print(f"{players[i]['player']:>{width}} vs {players[j]['player']:<{width}}  "
+              f"{result.wins}-{result.draws}-{result.losses}", flush=True)
+        checkpoint.save_json_atomic(report, out_dir / "elo.json")
+    scores, games = score_table(len(players), results)
+    ratings, errors = fit_elo(scores, games, anchor=0)
+    for player, rating, error, score, count in zip(players, ratings, errors, scores.sum(1),
+                                                   games.sum(1)):
+        player.update(elo=round(rating, 1), error=round(error, 1),
+                      ci95=[round(rating - 1.96 * error, 1), round(rating + 1.96 * error, 1)],
+                      games=int(count), score=round(score / count, 3))
+    checkpoint.save_json_atomic(report, out_dir / "elo.json")
+    log_ratings(players, out_dir)
+    print(format_ratings(players))
+    return players
+
+
+def log_ratings(players: list[dict], out_dir: Path) -> None:
+    """Each snapshot's rating and interval against its self-play games; the shipped
+    network's rating at the same steps, a line to reach."""
+    shipped = next((p for p in players if p.get("shipped")), None)
+    with SummaryWriter(str(out_dir)) as writer:
+        for player in players:
+            step = player.get("self_play_games")
+            if step is None:
+                continue
+            writer.add_scalar("curve/elo", player["elo"], step)
+            writer.add_scalar("curve/elo_ci95_low", player["ci95"][0], step)
+            writer.add_scalar("curve/elo_ci95_high", player["ci95"][1], step)
+            if shipped:
+                writer.add_scalar("curve/elo_shipped", shipped["elo"], step)
+
+
+def format_ratings(players: list[dict]) -> str:
+    """The ladder, strongest first."""
+    width = max(len(p["player"]) for p in players) + 2
+    lines = [f"{'player':<{width}}{'self-play games':>15}{'Elo':>7}  {'95% CI':<14}{'games':>6}"
+             f"{'score':>7}"]
+    for p in sorted(players, key=lambda p: -p["elo"]):
+        games = p.get("self_play_games")
+        interval = "anchor" if p["error"] == 0 else f"[{p['ci95'][0]:.0f}, {p['ci95'][1]:.0f}]"
+        lines.append(f"{p['player']:<{width}}{'' if games is None else games:>15}"
+                     f"{p['elo']:>7.0f}  {interval:<14}{p['games']:>6}{p['score']:>7.3f}")
+    return "\n".join(lines)
+
+
 @hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="curve")
 def main(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     run_name = cfg.run_name or hydra_cfg.runtime.choices.get("game")
-    folder = Path(cfg.snapshots or Path(cfg.train.checkpoint_dir) / run_name / "snapshots")
+    run_folder = Path(cfg.run or Path(cfg.train.checkpoint_dir) / run_name)
+    folder = Path(cfg.snapshots or run_folder / "snapshots")
     out_dir = Path(hydra_cfg.runtime.output_dir)
     try:
         run(cfg, folder, out_dir)
     except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    print(f"written: {out_dir / 'curve.json'}   TensorBoard: tensorboard --logdir {out_dir}")
+    written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"
+    print(f"written: {out_dir / written}   TensorBoard: tensorboard --logdir {out_dir}")
 
 
 if __name__ == "__main__":

@@ -1,14 +1,20 @@
-"""The learning-curve command: every snapshot of a run against the same pure-MCTS levels."""
+"""The learning-curve command: every snapshot of a run against the same pure-MCTS levels, or
+in a round robin with the shipped network and the levels, rated (the Elo ladder)."""
+import copy
+import itertools
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from omegaconf import OmegaConf
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from alphazero.config.errors import ConfigError
 from alphazero.curve import run
+from alphazero.evaluate.elo import fit_elo
 from alphazero.nn import checkpoint
 from alphazero.nn.network import build_model
 from games import make_game
@@ -76,3 +82,73 @@ def test_bad_levels_are_refused_before_any_game(tmp_path, compose_config):
     with pytest.raises(ConfigError, match=r"eval\.levels must be"):
         run(cfg, tmp_path / "snaps", tmp_path / "run")
     assert not (tmp_path / "run").exists()  # refused before its writer was opened
+
+
+# ----------------------------------------------------------------------------- the Elo ladder
+
+TRUE_ELO = np.array([0.0, 200.0, -150.0, 400.0, 700.0])
+
+
+def synthetic_results(games: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of TRUE_ELO's players `games` games, a fifth of them drawn where even."""
+    count = len(TRUE_ELO)
+    scores, played = np.zeros((count, count)), np.zeros((count, count))
+    for i, j in itertools.combinations(range(count), 2):
+        expected = 1 / (1 + 10 ** ((TRUE_ELO[j] - TRUE_ELO[i]) / 400))
+        drawn = 0.4 * min(expected, 1 - expected)
+        won = (expected - drawn / 2) / (1 - drawn)
+        wins, draws, _ = rng.multinomial(games, [won * (1 - drawn), drawn, (1 - won) * (1 - drawn)])
+        scores[i, j], scores[j, i] = wins + draws / 2, games - wins - draws / 2
+        played[i, j] = played[j, i] = games
+    return scores, played
+
+
+def test_the_fit_recovers_known_ratings_with_error_bars_that_shrink_with_games():
+    rng = np.random.default_rng(0)
+    ratings, errors = fit_elo(*synthetic_results(2000, rng), anchor=0)
+    assert ratings[0] == errors[0] == 0
+    assert np.all(np.abs(ratings - TRUE_ELO) <= 3 * errors)
+    assert np.all(np.abs(ratings - TRUE_ELO) < 40)
+    _, fewer_games_errors = fit_elo(*synthetic_results(200, rng), anchor=0)
+    assert np.allclose(fewer_games_errors[1:] / errors[1:], np.sqrt(10), rtol=0.25)
+    # a player who won every game still gets a finite rating, above the others
+    scores, played = synthetic_results(20, rng)
+    scores[4], scores[:, 4] = played[4], 0
+    ratings, errors = fit_elo(scores, played, anchor=0)
+    assert np.isfinite(ratings).all() and ratings.argmax() == 4 and errors[4] > 0
+
+
+def test_a_tiny_round_robin_rates_every_snapshot_and_anchor(tmp_path, compose_config, capsys):
+    game = make_game("connect4", rows=6, cols=7, forbidden=None)
+    for games in (40, 8):
+        save_snapshot(tmp_path / "snaps", game, games)
+    cfg = compose_config("curve", "game=connect4_classic", "search_alone=true", "mcts.simulations=8",
+                         "eval.levels=[2]", "curve.mode=elo", "curve.games=2")
+    players = run(cfg, tmp_path / "snaps", tmp_path / "run")
+    names = ["pure MCTS 2", "shipped connect4_classic.pt", "games_0000008", "games_0000040"]
+    assert [p["player"] for p in players] == names
+    assert players[0]["elo"] == players[0]["error"] == 0  # the anchor
+    assert all(p["error"] > 0 and p["games"] == 6 for p in players[1:])
+    report = json.loads((tmp_path / "run" / "elo.json").read_text())
+    assert len(report["matches"]) == 6 and report["players"] == players
+    assert all(m["games"] == m["wins"] + m["draws"] + m["losses"] == 2 for m in report["matches"])
+    events = EventAccumulator(str(tmp_path / "run"))
+    events.Reload()
+    for tag in ("curve/elo", "curve/elo_ci95_low", "curve/elo_ci95_high", "curve/elo_shipped"):
+        assert [e.step for e in events.Scalars(tag)] == [8, 40]
+    table = capsys.readouterr().out
+    assert "anchor" in table and all(name in table for name in names)
+
+
+def test_bad_ladder_settings_are_refused_before_any_game(tmp_path, compose_config):
+    save_snapshot(tmp_path / "snaps", make_game("connect4", rows=5, cols=5), 8)
+    ladder = compose_config("curve", *SMALL, "curve.mode=elo")
+    for key, value, words in [("curve.mode", "ladder", "curve.mode must be one of winrate, elo"),
+                              ("curve.games", 3, "curve.games must be an even number"),
+                              ("curve.opening_plies", -1, "curve.opening_plies"),
+                              ("opponent", "gtp:true", "opponent= is for curve.mode=winrate")]:
+        cfg = copy.deepcopy(ladder)
+        OmegaConf.update(cfg, key, value)
+        with pytest.raises(ConfigError, match=words):
+            run(cfg, tmp_path / "snaps", tmp_path / "run")
+    assert not (tmp_path / "run").exists()

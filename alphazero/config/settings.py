@@ -18,6 +18,7 @@ POOL_KINDS = ("local", "ray")
 OPTIMIZERS = ("adam", "sgd")
 SOLVER_KINDS = ("random", "early", "selfplay", "stages")  # evaluate's solver_kind (alphazero.evaluate.judges)
 SEATS = ("first", "second")  # play's human
+CURVE_MODES = ("winrate", "elo")  # curve's curve.mode (alphazero.curve)
 GTP_OPPONENT = "gtp:"  # evaluate's and curve's opponent=gtp:COMMAND (alphazero.evaluate.gtp)
 SERVE_BOUNDS = {"port": (0, 65535), "max_sessions": (1, 100_000), "max_simulations": (1, 1_000_000)}
 
@@ -119,7 +120,7 @@ def validate_agent(cfg: DictConfig) -> None:
 def validate_command_options(cfg: DictConfig) -> None:
     """The options of one command's tree (conf/play.yaml, evaluate.yaml, curve.yaml), where
     they are present: the ladder's levels, a GTP opponent's command and time limits, the
-    solver measure's positions, the human's seat."""
+    solver measure's positions, the curve's mode, the human's seat."""
     levels = OmegaConf.select(cfg, "eval.levels")
     alone = bool(cfg.get("solver_positions"))  # the solver measure may go without a ladder
     if (not _is_list(levels) or not (levels or alone)
@@ -146,8 +147,22 @@ def validate_command_options(cfg: DictConfig) -> None:
         if not (_is_list(plies) and len(plies) == 2 and all(_is_count(x) for x in plies)
                 and plies[0] <= plies[1]):
             raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies!r}.")
+    if "curve" in cfg:
+        validate_curve(cfg.curve)
     if "human" in cfg and cfg.human not in SEATS:
         raise ConfigError(f"human must be first or second, not {cfg.human!r}.")
+
+
+def validate_curve(curve: DictConfig) -> None:
+    """The learning curve's mode and its Elo ladder's matches (conf/curve.yaml)."""
+    if curve.mode not in CURVE_MODES:
+        raise ConfigError(f"curve.mode must be one of {', '.join(CURVE_MODES)}, not {curve.mode!r}.")
+    if not (_is_count(curve.games) and curve.games >= 2 and curve.games % 2 == 0):
+        raise ConfigError(f"curve.games must be an even number of games of at least 2 (each "
+                          f"opening is played with both colours), not {curve.games!r}.")
+    if not _is_count(curve.opening_plies):
+        raise ConfigError(f"curve.opening_plies must be a whole number of at least 0, not "
+                          f"{curve.opening_plies!r}.")
 
 
 def validate_serve(cfg: DictConfig) -> None:
