@@ -345,7 +345,9 @@ def main(cfg: DictConfig) -> None:
         sys.exit(2)
     rows = report["rows"]
     print(f"{report['simulations']} simulations per move, network in {report['precision']}")
-    print(format_table([r for r in rows if "solver" not in r]))
+    matches = [r for r in rows if "solver" not in r]
+    if matches:  # none with 'eval.levels=[]' and the solver measure alone
+        print(format_table(matches))
     for r in rows:
         if "forfeits" in r:
             print(format_program_line(r))
