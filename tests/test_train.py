@@ -223,6 +223,9 @@ def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
     assert checkpoint.load(latest)["counters"]["games"] > 0
     assert checkpoint.load(latest.parent / "replay.pt")
     train_here(tmp_path, "run_name=connect4_classic", "train.resume=true", "train.max_games=1")
+    # the games played after the checkpoint were dropped: the kept games are numbered in order
+    games = checkpoint.load(latest)["counters"]["games"]
+    assert [g["index"] for g in game_log.read_games(latest.parent)] == list(range(games))
 
 
 CONFIG_CHOICES = ([f"game={p.stem}" for p in sorted((ROOT / "conf" / "game").glob("*.yaml"))]

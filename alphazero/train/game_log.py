@@ -102,8 +102,12 @@ def _files(folder: Path) -> list[Path]:
 
 
 def _read(path: Path) -> list[dict]:
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:  # the run dropped it since it was listed
+        return []
     games = []
-    for line in path.read_bytes().splitlines():
+    for line in text.splitlines():
         try:
             game = json.loads(line)
         except ValueError:
