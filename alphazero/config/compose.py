@@ -1,5 +1,5 @@
-"""Composing a config of conf/ outside a command's @hydra.main, or inside one (the engine's
-set_game, which composes the new game's tree while the command's Hydra is running).
+"""Composing a config of conf/, by every command but the Hydra apps (train, evaluate, curve),
+and inside those too (a game named on the way is composed while their Hydra runs).
 
 Each composition is cached on disk by the text of conf/ and the overrides: Hydra takes
 0.3-0.7 s a composition on a loaded 2-core machine (the web board and the engine's set_game

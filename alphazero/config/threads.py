@@ -46,11 +46,13 @@ def _use(count: int) -> int:
 
 
 def chosen_threads() -> int:
-    """The threads a network runs on in this process: the count chosen, else torch's own."""
+    """The threads a network runs on in this process: the count chosen, else torch's own
+    where torch is imported, else a search's one."""
     if _chosen:
         return _chosen[0]
-    import torch
-    return torch.get_num_threads()
+    if "torch" in sys.modules:
+        return sys.modules["torch"].get_num_threads()
+    return 1
 
 
 def give_torch_threads() -> None:
