@@ -114,12 +114,12 @@ class Server:
         if not is_whole(player):  # 1.0 or true would pass for white
             raise ApiError(400, "the player must be 0 (black) or 1 (white).")
         refused(lambda: live.session.human_move(body.get("action"), player))
-        return JSONResponse(live.session.view())
+        return JSONResponse(await self.viewed(live, live.session.view))
 
     async def undo(self, request: Request) -> JSONResponse:
         live = self.idle(request)
         refused(live.session.undo)
-        return JSONResponse(live.session.view())
+        return JSONResponse(await self.viewed(live, live.session.view))
 
     async def agent_move(self, request: Request) -> JSONResponse:
         """The agent's move for the side to move: on its turn, or in analysis on request."""
@@ -132,8 +132,10 @@ class Server:
         async with live.lock:
             state = session.state.copy()
             thought = await asyncio.to_thread(refused, lambda: session.think(simulations))
-            session.play_thought(thought)
-        return JSONResponse({**session.view(), "thought": session.thought_view(thought, state)})
+            session.play_thought(thought)  # changes happen on the event loop, views in threads
+            answer = await asyncio.to_thread(
+                lambda: {**session.view(), "thought": session.thought_view(thought, state)})
+        return JSONResponse(answer)
 
     async def analyse(self, request: Request) -> JSONResponse:
         body = await json_body(request)
@@ -143,7 +145,8 @@ class Server:
         async with live.lock:
             state = session.state.copy()
             thought = await asyncio.to_thread(refused, lambda: session.think(simulations))
-        return JSONResponse(session.thought_view(thought, state))
+            answer = await asyncio.to_thread(session.thought_view, thought, state)
+        return JSONResponse(answer)
 
     async def position(self, request: Request) -> JSONResponse:
         session = self.live(request).session
@@ -182,6 +185,14 @@ class Server:
         self.sessions.move_to_end(key)
         live.used = time.monotonic()
         return live
+
+    @staticmethod
+    async def viewed(live: LiveSession, view) -> dict:
+        """`view()`, a session's view after a change, worked out in a worker thread (a 19x19
+        board's takes 0.1 s), the session held meanwhile so that no change comes in between.
+        Changes themselves happen on the event loop, so a view read there (show) is whole."""
+        async with live.lock:
+            return await asyncio.to_thread(view)
 
     def idle(self, request: Request) -> LiveSession:
         live = self.live(request)
