@@ -16,7 +16,7 @@ def test_a_network_is_prepared_once_and_answers_as_torch_does(tmp_path, capsys, 
     game = make_game("connect4", rows=6, cols=7, forbidden=None)
     path = tiny_checkpoint(tmp_path / "latest.pt", game)
     first = cached_network(path, tmp_path / "cache")
-    assert "preparing the network of" in capsys.readouterr().err
+    assert f"preparing networks for ONNX Runtime, {path} first" in capsys.readouterr().err
     again = cached_network(path, tmp_path / "cache")
     assert capsys.readouterr().err == "" and (again.model, again.info) == (first.model, first.info)
     assert again.info["game_params"] == game.params() and "model" not in again.info

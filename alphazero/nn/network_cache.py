@@ -87,8 +87,7 @@ def prepare(path: Path, folder: Path) -> CachedNetwork:
     saved = checkpoint.load(path)
     if not NETWORK_KEYS <= set(saved):
         raise checkpoint.CheckpointError(f"{path} holds no network (a replay buffer?).")
-    print(f"preparing the network of {path} for ONNX Runtime (once: it is cached in {folder} for "
-          "the next start)", file=sys.stderr, flush=True)
+    tell_preparing(path, folder)
     game = make_game(saved["game"], **saved["game_params"])
     model = build_model(saved["model_kind"], game, **saved["model_sizes"])
     model.load_state_dict(saved["model"])
@@ -96,6 +95,17 @@ def prepare(path: Path, folder: Path) -> CachedNetwork:
     onnx_model = export_model(model, (game.planes, game.height, game.width), game.num_actions)
     plain = {key: saved[key] for key in PLAIN_KEYS if key in saved}
     return CachedNetwork(json.loads(json.dumps(plain, default=str)), onnx_model)  # as read back
+
+
+_told: set[Path] = set()  # the cache folders this process has said it prepares networks for
+
+
+def tell_preparing(first: Path, folder: Path) -> None:
+    """One line on stderr a process (the web board's first start prepares every shipped network)."""
+    if folder not in _told:
+        _told.add(folder)
+        print(f"preparing networks for ONNX Runtime, {first} first (once: they are cached in "
+              f"{folder} for the next start)...", file=sys.stderr, flush=True)
 
 
 def evict(folder: Path) -> None:
