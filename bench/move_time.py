@@ -2,14 +2,14 @@
 search: one position at a time (batch 1), the torch threads `play` uses.
 
     python bench/move_time.py game=othello [games=2] [mcts.simulations=N] [checkpoint=PATH]
-                              [--torch [--keep-subnormals]]
+                              [--torch] [--keep-subnormals]
 
 The network plays itself from random 2-ply openings (one per game), timing every move (Othello's
 last moves are the endgame solver's: `solved_moves` counts them); compiling and warming up
 are not counted. `--torch` runs the network through
-torch instead of ONNX Runtime (alphazero/nn/onnx_runtime.py), and `--keep-subnormals` then
-turns off torch's flushing of subnormal floats to zero (alphazero/config/threads.py): both time
-the code as it ran before. Prints one JSON line.
+torch instead of ONNX Runtime (alphazero/nn/onnx_runtime.py), and `--keep-subnormals` turns
+off the flushing of subnormal floats to zero (alphazero/nn/denormals.py; ONNX Runtime still
+flushes the thread that makes its first session): both time the code as it ran before. Prints one JSON line.
 """
 from __future__ import annotations
 
@@ -19,8 +19,7 @@ import time
 
 import numpy as np
 
-from alphazero.config import threads
-from alphazero.nn import network
+from alphazero.nn import network, onnx_session
 from alphazero.config.settings import build_game
 from alphazero.search.openings import random_opening
 from alphazero.agent.build import build_agent
@@ -77,6 +76,6 @@ if __name__ == "__main__":
         network.resolve_runtime = lambda runtime, device, precision: "torch"
     if "--keep-subnormals" in args:
         args.remove("--keep-subnormals")
-        threads.flush_denormals = network.flush_denormals = lambda: None
+        network.flush_denormals = onnx_session.flush_denormals = lambda: None
     count = int(next((a.split("=", 1)[1] for a in args if a.startswith("games=")), 2))
     print(json.dumps(move_times([a for a in args if not a.startswith("games=")], count)))

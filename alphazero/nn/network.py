@@ -17,7 +17,7 @@ from torch.nn import functional as F
 
 from alphazero.nn.onnx_runtime import OnnxRuntimeNetwork
 from alphazero.config.devices import check_precision
-from alphazero.config.threads import flush_denormals
+from alphazero.nn.denormals import flush_denormals
 
 ILLEGAL_LOGIT = -1e9
 RUNTIMES = ("auto", "torch", "onnxruntime")

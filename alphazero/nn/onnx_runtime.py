@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from alphazero.nn.onnx_session import cpu_session
+from alphazero.nn.onnx_session import cpu_session, run
 
 OPSET = 18
 INPUTS, OUTPUTS = ("planes", "legal"), ("log_policy", "value")
@@ -45,8 +45,7 @@ class OnnxRuntimeNetwork:
                 self.session = cpu_session(model, torch.get_num_threads())
                 self.weights_version = version
             session = self.session
-        log_policy, value = session.run(None, {"planes": planes, "legal": legal})
-        return log_policy, value
+        return run(session, planes, legal)
 
 
 def _weights_version(model: nn.Module) -> tuple:

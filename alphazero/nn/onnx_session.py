@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import onnxruntime
 
+from alphazero.nn.denormals import flush_denormals
+
 
 def cpu_session(model: bytes, threads: int) -> onnxruntime.InferenceSession:
     options = onnxruntime.SessionOptions()
@@ -18,9 +20,20 @@ def cpu_session(model: bytes, threads: int) -> onnxruntime.InferenceSession:
     # Idle threads sleep rather than spin: a spinning pool stalls the other processes on
     # these cores, as torch's did (alphazero.config.threads).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    # Subnormal activations are many times slower to compute on; as flush_denormals does.
+    # Subnormal activations are many times slower to compute on: the session's own threads
+    # flush them to zero, and run() the calling thread's (alphazero.nn.denormals).
     options.add_session_config_entry("session.set_denormal_as_zero", "1")
     return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+def run(session: onnxruntime.InferenceSession, planes: np.ndarray,
+        legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log_policy, value) of a network's session, computed with subnormals flushed in this
+    thread (the web board's worker threads call it too)."""
+    flush_denormals()
+    log_policy, value = session.run(None, {"planes": np.ascontiguousarray(planes, dtype=np.float32),
+                                           "legal": np.ascontiguousarray(legal, dtype=np.bool_)})
+    return log_policy, value
 
 
 class OnnxInference:
@@ -37,7 +50,5 @@ class OnnxInference:
         to 1 over the legal actions, values float32 [n] from the side to move's view)."""
         if len(planes) == 0:
             return np.zeros(legal.shape, np.float32), np.zeros(0, np.float32)
-        log_policy, value = self.session.run(None, {
-            "planes": np.ascontiguousarray(planes, dtype=np.float32),
-            "legal": np.ascontiguousarray(legal, dtype=np.bool_)})
+        log_policy, value = run(self.session, planes, legal)
         return np.exp(log_policy), value
