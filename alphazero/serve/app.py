@@ -105,7 +105,8 @@ class Server:
         return JSONResponse({"id": self.store(session), **view})
 
     async def show(self, request: Request) -> JSONResponse:
-        return JSONResponse(self.live(request).session.view())
+        # from a snapshot, in a thread: shown at once while the agent thinks, never torn
+        return JSONResponse(await asyncio.to_thread(self.live(request).session.snapshot().view))
 
     async def move(self, request: Request) -> JSONResponse:
         body = await json_body(request)
@@ -149,17 +150,23 @@ class Server:
         return JSONResponse(answer)
 
     async def position(self, request: Request) -> JSONResponse:
-        session = self.live(request).session
-        return JSONResponse(refused(lambda: session.position(request.path_params["ply"])))
+        session, ply = self.live(request).session.snapshot(), request.path_params["ply"]
+        return JSONResponse(await asyncio.to_thread(refused, lambda: session.position(ply)))
 
     # --- a training run's games --------------------------------------------------------------
     async def run_games(self, request: Request) -> JSONResponse:
-        return JSONResponse({"run": display_path(self.kept_run()),
-                             "games": replays.game_list(self.kept_run())})
+        run = self.kept_run()  # its files are read in a thread: a few MB of games
+        return JSONResponse({"run": display_path(run),
+                             "games": await asyncio.to_thread(replays.game_list, run)})
 
     async def open_run_game(self, request: Request) -> JSONResponse:
-        session = refused(lambda: replays.open_game(self.kept_run(), request.path_params["index"]))
-        return JSONResponse({"id": self.store(session), **session.view()})
+        run, index = self.kept_run(), request.path_params["index"]
+
+        def opened() -> tuple[GameSession, dict]:
+            session = refused(lambda: replays.open_game(run, index))
+            return session, session.view()
+        session, view = await asyncio.to_thread(opened)
+        return JSONResponse({"id": self.store(session), **view})
 
     def kept_run(self) -> Path:
         if self.run is None:
@@ -188,9 +195,9 @@ class Server:
 
     @staticmethod
     async def viewed(live: LiveSession, view) -> dict:
-        """`view()`, a session's view after a change, worked out in a worker thread (a 19x19
-        board's takes 0.1 s), the session held meanwhile so that no change comes in between.
-        Changes themselves happen on the event loop, so a view read there (show) is whole."""
+        """`view()`, a session's view, worked out in a worker thread (a 19x19 board's takes
+        0.1 s), the session held meanwhile so that no change comes in between (changes
+        themselves happen on the event loop)."""
         async with live.lock:
             return await asyncio.to_thread(view)
 

@@ -7,6 +7,7 @@ can be shown (`position`); a game of a training run's log is shown that way only
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +49,12 @@ class GameSession:
         self.simulations = simulations
         self.replay = replay  # a training run's game ({"index", "network", "values"}): view only
         self.history: list[Ply] = []
+
+    def snapshot(self) -> GameSession:
+        """A copy to work out views from in a thread while this session goes on changing."""
+        frozen = copy.copy(self)
+        frozen.state, frozen.history, frozen.humans = self.state.copy(), list(self.history), set(self.humans)
+        return frozen
 
     # --- moves -----------------------------------------------------------------------------
     def over(self) -> bool:
