@@ -89,7 +89,7 @@ def test_the_agent_opens_when_the_person_plays_second_and_undo_keeps_its_opening
     key = game["id"]
     assert game["agent_to_move"]
     refused(client.post(f"/api/games/{key}/move", json={"action": 3, "player": 0}), 400,
-            "black is the agent's side")
+            "red is the agent's side")
     refused(client.post(f"/api/games/{key}/undo"), 400, "no move of yours")
     view = client.post(f"/api/games/{key}/agent", json={"simulations": 20}).json()
     assert view["to_move"] == 1 and len(view["moves"]) == 1 and view["thought"]["line"]
@@ -108,8 +108,8 @@ def test_forged_and_illegal_requests_are_refused_and_change_nothing(client):
     refused(client.post(move, json={"action": "3", "player": 0}), 400, "action number")
     refused(client.post(move, json={"action": True, "player": 0}), 400, "action number")
     refused(client.post(move, json={"action": 2.5, "player": 0}), 400, "action number")
-    refused(client.post(move, json={"action": 2, "player": 1}), 400, "black's turn, not white's")
-    refused(client.post(move, json={"action": 2, "player": "black"}), 400, "0 (black) or 1")
+    refused(client.post(move, json={"action": 2, "player": 1}), 400, "red's turn, not yellow's")
+    refused(client.post(move, json={"action": 2, "player": "black"}), 400, "0 (who moves first) or 1")
     refused(client.post(move, json={"action": 3, "player": 0}), 400, "not a legal move")  # full
     refused(client.post(move, content=b"{not json"), 400, "not valid JSON")
     refused(client.post(move, content=b"[1, 2]"), 400, "JSON object")
@@ -131,8 +131,8 @@ def test_new_game_requests_are_checked(client):
     refused(client.post(games, json={"game": "connect6", "colour": "red"}), 400, "colour")
     refused(client.post(games, json={"game": "connect6", "moves": "F5 F5"}), 400, "move 2: F5 is already occupied")
     refused(client.post(games, json={"game": "connect6", "moves": {"a": 1}}), 400, "moves must be")
-    refused(client.post(games, json={"game": "othello_standard", "network": "shipped"}), 400,
-            "no network is shipped")
+    refused(client.post(games, json={"game": "connect6", "params": {"size": 19}, "network": "shipped"}),
+            400, "no network is shipped")
     for forged in ("../../../../etc/passwd", "/etc/passwd", "checkpoints/../pyproject.toml",
                    str(ROOT / "conf" / "play.yaml")):
         refused(client.post(games, json={"game": "connect6", "network": forged}), 400,

@@ -113,7 +113,7 @@ class Server:
         live = self.idle(request)
         player = body.get("player")
         if not is_whole(player):  # 1.0 or true would pass for white
-            raise ApiError(400, "the player must be 0 (black) or 1 (white).")
+            raise ApiError(400, "the player must be 0 (who moves first) or 1 (second).")
         refused(lambda: live.session.human_move(body.get("action"), player))
         return JSONResponse(await self.viewed(live, live.session.view))
 

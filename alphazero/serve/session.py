@@ -19,7 +19,6 @@ from alphazero.serve.game_texts import blocked_reason, colour_names, preset_text
 from alphazero.serve.move_marks import move_marks
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError
 
-COLOURS = ("black", "white")  # the API's names of players 0 and 1, whatever the pieces look like
 STATUS_WORDS = {ONGOING: "ongoing", FIRST_WON: "black won", SECOND_WON: "white won", DRAW: "draw"}
 MOST_STONES_A_TURN = 8  # how far a turn's length is looked for (Connect6: 2)
 VIEW_ONLY = "this game is a training run's: it can only be viewed."
@@ -85,16 +84,16 @@ class GameSession:
             raise Refusal(f"move {action} is off the board: actions go from 0 to "
                           f"{self.game.num_actions - 1}.")
         if player not in (0, 1):
-            raise Refusal("the player must be 0 (black) or 1 (white).")
+            raise Refusal("the player must be 0 (who moves first) or 1 (second).")
         if self.replay:
             raise Refusal(VIEW_ONLY)
         if self.over():
             raise Refusal("the game is over; start a new game or undo.")
-        side = self.to_move()
+        side, names = self.to_move(), [name.lower() for name in colour_names(self.game.name)]
         if player != side:
-            raise Refusal(f"it is {COLOURS[side]}'s turn, not {COLOURS[player]}'s.")
+            raise Refusal(f"it is {names[side]}'s turn, not {names[player]}'s.")
         if side not in self.humans:
-            raise Refusal(f"{COLOURS[side]} is the agent's side.")
+            raise Refusal(f"{names[side]} is the agent's side.")
         if not self.game.legal_mask(self.state)[action]:
             raise Refusal(f"{self.game.format_move(self.state, action)} is not a legal move here.")
         self._apply(action)
