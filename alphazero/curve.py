@@ -13,7 +13,7 @@ curve/win_rate_vs_program).
 shipped network of the board and pure MCTS at each level of eval.levels, `curve.games` games
 a pair; it prints each match as it ends, then every player's rating (the lowest level at 0)
 with a 95% interval, and writes elo.json (after every match: a stopped ladder keeps its
-games) and the scalars curve/elo, curve/elo_ci95_low, curve/elo_ci95_high and
+games), elo.svg (the ratings against self-play games, the anchors as lines) and the scalars curve/elo, curve/elo_ci95_low, curve/elo_ci95_high and
 curve/elo_shipped (step: self-play games).
 """
 from __future__ import annotations
@@ -31,6 +31,7 @@ from alphazero.config.choices import check_group_choices
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate
 from alphazero.evaluate.elo import fit_elo, round_robin, score_table
+from alphazero.evaluate.elo_plot import elo_svg
 from alphazero.evaluate.gtp import program_command, program_opponent
 from alphazero.evaluate.match import (format_program_line, format_row, ladder, program_row,
                                       result_row, table_header)
@@ -145,6 +146,8 @@ def elo_ladder(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict]
                       ci95=[round(rating - 1.96 * error, 1), round(rating + 1.96 * error, 1)],
                       games=int(count), score=round(score / count, 3))
     checkpoint.save_json_atomic(report, out_dir / "elo.json")
+    title = f"{game.name} ({checkpoint.describe_params(game.params())}): {folder}"
+    checkpoint.save_text_atomic(elo_svg(players, title), out_dir / "elo.svg")
     log_ratings(players, out_dir)
     print(format_ratings(players))
     return players

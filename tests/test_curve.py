@@ -138,6 +138,8 @@ def test_a_tiny_round_robin_rates_every_snapshot_and_anchor(tmp_path, compose_co
         assert [e.step for e in events.Scalars(tag)] == [8, 40]
     table = capsys.readouterr().out
     assert "anchor" in table and all(name in table for name in names)
+    plot = (tmp_path / "run" / "elo.svg").read_text()
+    assert plot.count("<circle") == 2 and "pure MCTS 2" in plot and "shipped connect4_classic.pt" in plot
 
 
 def test_bad_ladder_settings_are_refused_before_any_game(tmp_path, compose_config):
