@@ -1,17 +1,19 @@
 """Record the moves every shipped network's default agent plays at fixed positions and seeds,
 which tests/test_pinned_moves.py then checks:
 
-    python bench/pin_moves.py tests/data/pinned_moves.json
+    python bench/pin_moves.py tests/data/pinned_moves.json [KEY ...]
 
 Positions: the empty board and a few random openings (3, 6 and 11 plies; for Othello also 46,
 where the exact endgame moves), each kept only where the most visited move leads the next by
 at least 5% of the visits or an advisor decides the move, so a pinned move does not hang on
-the last bits of a float. A network shipped later updates its pins in its own commit.
+the last bits of a float. A network shipped later writes only its game's pins (KEY) into the
+file, in its own commit.
 """
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -20,8 +22,8 @@ from alphazero.config.presets import compose_play
 from alphazero.config.settings import build_game
 from alphazero.config.threads import use_search_threads
 
-KEYS = ["connect4", "connect4_classic", "connect6", "gomoku", "gomoku8", "othello"]
-PLIES = {"othello": [0, 3, 6, 11, 46]}
+KEYS = ["connect4", "connect4_classic", "connect6", "gomoku", "gomoku8", "othello", "othello_standard"]
+PLIES = {"othello": [0, 3, 6, 11, 46], "othello_standard": [0, 3, 6, 11, 46]}
 MARGIN = 0.05
 
 
@@ -60,5 +62,7 @@ def pins(key: str) -> list[dict]:
 
 if __name__ == "__main__":
     use_search_threads(1)
-    with open(sys.argv[1], "w") as out:
-        json.dump({key: pins(key) for key in KEYS}, out, indent=1)
+    path, keys = Path(sys.argv[1]), sys.argv[2:]
+    pinned = json.loads(path.read_text()) if keys else {}
+    pinned.update({key: pins(key) for key in keys or KEYS})
+    path.write_text(json.dumps(pinned, indent=1))
