@@ -45,6 +45,10 @@ def test_a_won_line_is_marked_with_the_last_turn():
     gomoku = session("gomoku", "A1 A19 B1 B19 C1 C19 D1 D19 E1", size=19).view()
     assert gomoku["win_line"] == [342, 343, 344, 345, 346] and gomoku["last_cells"] == [346]
     assert session("gomoku8", "A1 A8 B1").view()["win_line"] == []  # not won
+    # exact_five: E5 makes five in row 5 and six (no win) in column E; the five is marked
+    exact = session("gomoku", "A5 A9 B5 B9 C5 C9 D5 D9 E2 G1 E3 H1 E4 J1 E6 G9 E7 J9 E5",
+                    size=9, exact_five=True).view()
+    assert exact["result"] == "Black wins." and exact["win_line"] == [36, 37, 38, 39, 40]
 
 
 def test_othello_marks_the_turned_discs_and_no_line():

@@ -5,7 +5,8 @@ Read from each move's filled cell and turned cells (board_view.move_change), so 
 any game. A game in which no move has turned a disc is a game of placing stones (Connect6,
 Gomoku, Connect-4): when it is won, the winner's last turn made a line, and the line marked
 is the longest straight run of the winner's stones through that turn's cells (every run of
-that length, where one move made two). A game where discs turn (Othello) is won by counting
+that length, where one move made two), or where only a line of exactly N wins
+(`exact_winning_line`, Gomoku's exact_five), the runs of N. A game where discs turn (Othello) is won by counting
 and marks no line.
 """
 from __future__ import annotations
@@ -22,9 +23,11 @@ class MoveMarks:
     line: list[int]         # the winning line's cells; [] where the game is not won by one
 
 
-def move_marks(moves: list, board: str, cols: int, won: bool) -> MoveMarks:
+def move_marks(moves: list, board: str, cols: int, won: bool,
+               exact_line: int | None = None) -> MoveMarks:
     """`moves`: the moves played, each with `mover`, `filled` (a cell or None) and `turned`;
-    `board`: the flat board after them; `won`: whether the game is won."""
+    `board`: the flat board after them; `won`: whether the game is won; `exact_line`: the
+    game's exact_winning_line."""
     if not moves:
         return MoveMarks([], [], [])
     turn = []
@@ -34,13 +37,16 @@ def move_marks(moves: list, board: str, cols: int, won: bool) -> MoveMarks:
         turn.append(move)
     last_cells = sorted(m.filled for m in turn if m.filled is not None)
     placing = not any(m.turned for m in moves)
-    line = winning_line(board, cols, last_cells) if won and placing and last_cells else []
+    line = winning_line(board, cols, last_cells, exact_line) if won and placing and last_cells else []
     return MoveMarks(last_cells, list(moves[-1].turned), line)
 
 
-def winning_line(board: str, cols: int, cells: list[int]) -> list[int]:
-    """The longest straight runs of one side's stones through `cells` on the flat board."""
+def winning_line(board: str, cols: int, cells: list[int], exact_line: int | None) -> list[int]:
+    """The longest straight runs of one side's stones through `cells` on the flat board, or
+    its runs of exactly `exact_line` stones."""
     runs = [_run(board, cols, cell, step) for cell in cells for step in DIRECTIONS]
+    if exact_line is not None:
+        runs = [run for run in runs if len(run) == exact_line] or runs
     longest = max(len(run) for run in runs)
     return sorted({cell for run in runs if len(run) == longest for cell in run})
 

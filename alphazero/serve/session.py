@@ -159,7 +159,8 @@ class GameSession:
         state = self.history[ply].before if ply < len(self.history) else self.state
         rows, coordinates = read_board(self.game.render(state), self.game.width)
         board, status = "".join(rows), self.game.status(state)
-        marks = move_marks(self.history[:ply], board, len(rows[0]), status in (FIRST_WON, SECOND_WON))
+        marks = move_marks(self.history[:ply], board, len(rows[0]), status in (FIRST_WON, SECOND_WON),
+                           self.game.exact_winning_line)
         return {"ply": ply, "rows": rows, "coordinates": coordinates.as_dict(),
                 "to_move": None if status != ONGOING else self.game.to_move(state),
                 "status": STATUS_WORDS[status], "result": self.result(status),

@@ -83,6 +83,9 @@ class Game:
     num_symmetries: int
     # Dirichlet alpha suited to the typical number of legal moves (AlphaZero: ~10 / moves).
     dirichlet_alpha: float = 0.3
+    # Where only a line of exactly this many wins (Gomoku's exact_five), so that the web board
+    # marks that line and not a longer one beside it; None: a won game's longest line won it.
+    exact_winning_line: int | None = None
 
     def params(self) -> dict:
         """Canonical parameters: enough to rebuild this game with `make_game(name, **params)`."""

@@ -200,6 +200,7 @@ class Gomoku(StoneBoard, Game):
         check_param_names(self.name, params, ["size", "rows", "cols", "exact_five"])
         self.rows, self.cols = _board_shape(params)
         self.exact_five = bool_param(self.name, "exact_five", params.get("exact_five", False))
+        self.exact_winning_line = 5 if self.exact_five else None
         self.height, self.width = self.rows, self.cols
         self.num_actions = self.rows * self.cols
         self.state_size = BOARD + (self.rows + 2) * (self.cols + 1)
