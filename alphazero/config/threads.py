@@ -60,6 +60,7 @@ def give_torch_threads() -> None:
     if _chosen:
         import torch
         torch.set_num_threads(_chosen[0])
-        from alphazero.nn.denormals import flush_denormals
-        flush_denormals()  # before the first parallel region, so torch's pool threads inherit it
+        # subnormals flushed before the first parallel region, so that torch's pool threads
+        # inherit it (every network call flushes its own thread too: alphazero.nn.denormals)
+        torch.set_flush_denormal(True)
 
