@@ -229,8 +229,8 @@ def program_row(game, player, program, games: int, seed: int = 0, opening_plies:
     timed = TimedPlayer(player)
     with tqdm(total=games, desc=f"vs {program.command}", unit="game", leave=False) as bar:
         result = play_match(game, timed, program, games, seed, bar, opening_plies)
-    seconds = {"network": round(timed.seconds_per_move, 4),
-               "program": round(program.seconds_per_move, 4)}
+    seconds = {"network": round(timed.seconds_per_move, 6),
+               "program": round(program.seconds_per_move, 6)}
     return result_row(program.command, result) | {"seconds_per_move": seconds} | program.report()
 
 

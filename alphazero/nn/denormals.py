@@ -17,17 +17,17 @@ from __future__ import annotations
 import platform
 import sys
 
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
 X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 FLUSH_TO_ZERO, DENORMALS_ARE_ZERO = 0x8000, 0x0040  # MXCSR bits 15 and 6
 
 
-def _flush_on_x86():
-    from llvmlite import ir
-    from numba import njit, types
-    from numba.extending import intrinsic
-
+if X86_64:
     @intrinsic
-    def set_mxcsr_bits(typingctx):
+    def _set_mxcsr_bits(typingctx):
         def codegen(context, builder, signature, args):
             word = builder.alloca(ir.IntType(32))
             address = builder.bitcast(word, ir.IntType(8).as_pointer())
@@ -40,15 +40,9 @@ def _flush_on_x86():
         return types.void(), codegen
 
     @njit(cache=True)
-    def flush():
-        set_mxcsr_bits()
-
-    return flush
-
-
-def _flush_with_torch() -> None:
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_flush_denormal(True)
-
-
-flush_denormals = _flush_on_x86() if X86_64 else _flush_with_torch
+    def flush_denormals() -> None:
+        _set_mxcsr_bits()
+else:
+    def flush_denormals() -> None:
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_flush_denormal(True)
