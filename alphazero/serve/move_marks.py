@@ -5,9 +5,9 @@ Read from each move's filled cell and turned cells (board_view.move_change), so 
 any game. A game in which no move has turned a disc is a game of placing stones (Connect6,
 Gomoku, Connect-4): when it is won, the winner's last turn made a line, and the line marked
 is the longest straight run of the winner's stones through that turn's cells (every run of
-that length, where one move made two), or where only a line of exactly N wins
-(`exact_winning_line`, Gomoku's exact_five), the runs of N. A game where discs turn (Othello) is won by counting
-and marks no line.
+that length, where one move made two), or, where only a line of exactly N wins
+(`exact_winning_line`, Gomoku's exact_five), the runs of N. A game where discs turn (Othello)
+is won by counting and marks no line.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class MoveMarks:
 
 
 def move_marks(moves: list, board: str, cols: int, won: bool,
-               exact_line: int | None = None) -> MoveMarks:
+               exact_line: int | None) -> MoveMarks:
     """`moves`: the moves played, each with `mover`, `filled` (a cell or None) and `turned`;
     `board`: the flat board after them; `won`: whether the game is won; `exact_line`: the
     game's exact_winning_line."""
