@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 from alphazero.search.puct import BatchedSearch
-from alphazero.search.puct_kernels import (EDGE_START, NODES_USED, NUM_EDGES, PARENT, PROVEN,
-                                           STATUS, TO_PLAY, VISITS)
+from alphazero.search.puct_kernels import NODES_USED, PARENT, STATUS, TO_PLAY, VISITS
 from games import FIRST_WON, ONGOING, SECOND_WON, make_game
 from games.core.rng import make_rng
 
@@ -340,78 +339,3 @@ def test_choose_respects_temperature():
     picks = [search.choose(visits, 1.0)[0] for _ in range(400)]
     assert set(picks) == {1, 3}
     assert 0.15 < picks.count(1) / 400 < 0.35
-
-
-def proved_nodes(game, search, b, state):
-    """(position, proved status code) of every node of tree b the solver proved, by replaying
-    the actions from the root position `state`."""
-    tree = search.tree
-    nodes = tree.nodes[b]
-    found, stack = [], [(int(tree.trees[b, 0]), state.copy())]
-    while stack:
-        n, position = stack.pop()
-        if nodes[n, PROVEN] != ONGOING:
-            found.append((position, int(nodes[n, PROVEN]), nodes[n, STATUS] == ONGOING))
-        start = nodes[n, EDGE_START]
-        for e in range(start, start + nodes[n, NUM_EDGES]) if start >= 0 else ():
-            child = tree.edge_child[b, e]
-            if child >= 0:
-                following = position.copy()
-                game.play(following, int(tree.edge_action[b, e]))
-                stack.append((int(child), following))
-    return found
-
-
-def test_solver_proofs_agree_with_the_exact_values():
-    """On 4x4 Connect-4 with misleading leaf values, every node the solver proves has the
-    outcome plain negamax gives, many of them before the game's end; a proved root's value is
-    exact, and where a root move is proved won only proved wins keep their visits."""
-    game, start, value, _, _ = solve_connect4_4x4()
-    value(start)
-    states = [s for i, s in enumerate(ongoing_positions(game, start)) if i % 37 == 0][:60]
-    search = BatchedSearch(game, len(states), 400, search_settings(solver=True))
-    for b, state in enumerate(states):
-        search.set_root(b, state)
-    search.run(hashed_evaluator)
-    visits, root_values = search.visit_counts(), search.root_values()
-    inner = proved_won = 0
-    for b, state in enumerate(states):
-        for position, code, before_the_end in proved_nodes(game, search, b, state):
-            side = game.to_move(position)
-            exact = value(position) if game.status(position) == ONGOING else 0.0
-            if game.status(position) != ONGOING:
-                continue  # a finished game is proved by its status
-            assert {FIRST_WON: 1.0, SECOND_WON: -1.0, 3: 0.0}[code] * (1 if side == 0 else -1) == exact
-            inner += before_the_end
-        if search.tree.nodes[b, 0, PROVEN] != ONGOING:
-            assert root_values[b] == value(state)
-        if value(state) == 1 and search.tree.nodes[b, 0, PROVEN] != ONGOING:
-            for action in [*np.flatnonzero(visits[b]), search.principal_variation(b)[0]]:
-                child = state.copy()
-                game.play(child, int(action))
-                assert game.status(child) != ONGOING or value(child) == -1
-            proved_won += 1
-    assert inner > 100 and proved_won >= 5
-
-
-def test_solver_finds_forced_wins_that_misleading_values_hide(winning_moves):
-    """With leaf values that lie (every position good for the side that just moved), plain
-    PUCT drops wins in three plies that the solver keeps, every one."""
-    game, start, value, _, _ = solve_connect4_4x4()
-    value(start)
-    cases = [s for s in ongoing_positions(game, start)
-             if not winning_moves(game, s, 1) and winning_moves(game, s, 3)][:150]
-
-    def liar(planes, legal):
-        return uniform_evaluator(planes, legal)[0], np.full(len(planes), -0.9, np.float32)
-
-    kept = {}
-    for solver in (False, True):
-        actions = chosen_moves(game, cases, 300, liar, solver=solver)
-        kept[solver] = 0
-        for state, action in zip(cases, actions):
-            child = state.copy()
-            game.play(child, int(action))
-            kept[solver] += game.status(child) != ONGOING or value(child) == -1
-    assert kept[True] == len(cases)
-    assert kept[False] < kept[True]

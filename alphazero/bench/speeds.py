@@ -1,8 +1,7 @@
 """Benchmarks: `python -m alphazero.bench KIND game=NAME [key=value ...] [--json]`.
 
 KIND is one of
-  search    batched PUCT with a free evaluator, per tree count, the solver off and on
-            (search and encoding alone)
+  search    batched PUCT with a free evaluator, per tree count (search and encoding alone)
   pure      pure-MCTS iterations/s next to the game core's random playouts/s, same process
   network   the 6-layer net's positions/s at batch 1, 64, 256 for each precision and, on
             a CPU, through torch and through ONNX Runtime
@@ -25,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import dataclasses
-import itertools
 import sys
 import time
 
@@ -63,15 +61,13 @@ def _timed(step, seconds: float) -> tuple[int, float]:
 
 def bench_search(game, options: dict) -> list[dict]:
     """Simulations per second of the batched search with a free evaluator (uniform priors,
-    zero values, no copies), so the numbers are the search and encoding alone; with the
-    solver off and on (`mcts.solver`), one row each."""
+    zero values, no copies), so the numbers are the search and encoding alone."""
     simulations = int(options.get("simulations", 200))
     seconds = float(options.get("seconds", 2.0))
     rows = []
-    for trees, solver in itertools.product(options.get("trees", [1, 64, 512]), (False, True)):
+    for trees in options.get("trees", [1, 64, 512]):
         search = BatchedSearch(game, trees, simulations,
-                               SearchConfig.from_cfg(default_config().mcts, arena_factor=1.0,
-                                                     solver=solver))
+                               SearchConfig.from_cfg(default_config().mcts, arena_factor=1.0))
         priors = np.ones((trees, game.num_actions), np.float32)
         values = np.zeros(len(priors), np.float32)
         rng = np.random.default_rng(0)
@@ -88,7 +84,7 @@ def bench_search(game, options: dict) -> list[dict]:
 
         sims, elapsed = _timed(one_search, seconds)
         rows.append({"game": game.name, "params": game.params(), "trees": trees,
-                     "solver": solver, "simulations": simulations, "sims_per_s": round(sims / elapsed),
+                     "simulations": simulations, "sims_per_s": round(sims / elapsed),
                      "us_per_sim": round(1e6 * elapsed / sims, 2)})
     return rows
 

@@ -13,10 +13,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from alphazero.search.puct_kernels import (EDGE_START, NODE_FIELDS, NUM_EDGES, PROVEN, ROOT,
-                                           SIMS, TEMPLATES, TO_PLAY, TREE_FIELDS, VISITS,
-                                           LeafBatch, SearchParams, Tree)
-from games import DRAW, FIRST_WON, ONGOING, SECOND_WON
+from alphazero.search.puct_kernels import (EDGE_START, NODE_FIELDS, NUM_EDGES, ROOT, SIMS,
+                                           TEMPLATES, TO_PLAY, TREE_FIELDS, VISITS, LeafBatch,
+                                           SearchParams, Tree)
 from games.core.rng import make_rng
 from games.core.specialize import specialize
 
@@ -30,7 +29,6 @@ class SearchConfig:
     dirichlet_epsilon: float
     arena_factor: float
     discount: float
-    solver: bool
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
                                 # the outcome of one random playout from it (AlphaGo's mix)
 
@@ -78,7 +76,7 @@ class BatchedSearch:
         self.rng = np.random.default_rng(seed)
         cfg = self.config
         self.params = SearchParams(c_puct=float(cfg.c_puct), discount=float(cfg.discount),
-                                   rollout_share=float(cfg.rollout_share), solver=bool(cfg.solver))
+                                   rollout_share=float(cfg.rollout_share))
         # One search creates at most one node and num_actions edges per simulation.
         self.nodes_per_search = simulations + 1
         self.edges_per_search = self.nodes_per_search * game.num_actions
@@ -176,7 +174,7 @@ class BatchedSearch:
 
     def visit_counts(self) -> np.ndarray:
         """[B, A] visit counts of each root's children (zeros for inactive trees)."""
-        self.kernels.root_visits(self.tree, self.visit_buffer, self.params.solver)
+        self.kernels.root_visits(self.tree, self.visit_buffer)
         return self.visit_buffer.copy()
 
     def root_priors(self) -> np.ndarray:
@@ -192,18 +190,13 @@ class BatchedSearch:
         return priors
 
     def root_values(self) -> np.ndarray:
-        """[B] mean value of each root from the view of its side to move; with the solver, a
-        proved root's exact value."""
+        """[B] mean value of each root from the view of its side to move."""
         tree = self.tree
         idx = np.arange(self.num_trees)
         roots = tree.trees[:, ROOT]
         visits = np.maximum(tree.nodes[idx, roots, VISITS], 1)
         sign = np.where(tree.nodes[idx, roots, TO_PLAY] == 0, 1.0, -1.0)
         values = sign * tree.value0[idx, roots] / visits
-        if self.params.solver:
-            proven = tree.nodes[idx, roots, PROVEN]
-            exact = sign * np.select([proven == FIRST_WON, proven == SECOND_WON], [1.0, -1.0], 0.0)
-            values = np.where(proven != ONGOING, exact, values)
         return values.astype(np.float32)
 
     def choose(self, visits: np.ndarray, temperature: np.ndarray | float) -> np.ndarray:
@@ -229,8 +222,7 @@ class BatchedSearch:
 
     def principal_variation(self, b: int, max_moves: int = 16) -> list[int]:
         """Tree b's expected line: from the root, the most visited child while there is one
-        (at most `max_moves` actions); with the solver, the most visited of the children
-        proved won where there are any, and a child proved lost only where all are. Read-only."""
+        (at most `max_moves` actions). Read-only."""
         nodes = self.tree.nodes
         line, node = [], int(self.tree.trees[b, ROOT])
         while len(line) < max_moves and nodes[b, node, EDGE_START] >= 0:
@@ -239,11 +231,6 @@ class BatchedSearch:
             visits = np.where(children >= 0, nodes[b, children, VISITS], 0)
             if visits.size == 0 or visits.max() <= 0:
                 break
-            if self.params.solver:  # rank first (won 1, open or drawn 0, lost -1), then visits
-                proven = np.where(children >= 0, nodes[b, children, PROVEN], ONGOING)
-                won = FIRST_WON if nodes[b, node, TO_PLAY] == 0 else SECOND_WON
-                rank = np.where(proven == won, 1, np.where((proven == ONGOING) | (proven == DRAW), 0, -1))
-                visits = np.where(visits > 0, rank * (visits.max() + 1) + visits, -np.inf)
             best = int(np.argmax(visits))
             line.append(int(self.tree.edge_action[b, start + best]))
             node = int(children[best])

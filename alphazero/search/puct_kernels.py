@@ -10,13 +10,6 @@ One search step (Python calls it once per step, never per node): `select_leaves`
 active tree to a leaf, backs up terminal leaves
 at once and encodes the others into one `LeafBatch`; the caller evaluates the batch; then
 `expand_and_backup` creates the leaves' edges from the priors and backs up the values.
-
-With `SearchParams.solver` the search also proves outcomes (MCTS-Solver, Winands, Björnsson
-and Saito 2008): a finished game is proved, a node is proved won for its side to move as soon
-as one child is, and proved lost (or drawn) once every child is proved and none better. The
-walk stops at a proved node and backs up its exact value, selection skips children proved
-lost for the side to move, and the root's visit counts keep only proved wins where there is
-one and drop proved losses while another move is left.
 The kernels take their arrays as the named tuples below (Numba passes a tuple of arrays and
 numbers as one argument); each kernel reads the fields it uses into locals first.
 """
@@ -29,8 +22,8 @@ import numpy as np
 from games.core.arrays import copy_into
 
 # Tree.nodes[b, n, :] fields
-VISITS, PARENT, EDGE_START, NUM_EDGES, TO_PLAY, STATUS, PROVEN = range(7)
-NODE_FIELDS = 7
+VISITS, PARENT, EDGE_START, NUM_EDGES, TO_PLAY, STATUS = range(6)
+NODE_FIELDS = 6
 # Tree.trees[b, :] fields
 ROOT, NODES_USED, EDGES_USED, SIMS = range(4)
 TREE_FIELDS = 4
@@ -41,9 +34,7 @@ class Tree(NamedTuple):
 
     nodes        int32 [B, N, NODE_FIELDS]: per node VISITS, PARENT (-1 at the root),
                  EDGE_START (its first edge; -1 until expanded), NUM_EDGES, TO_PLAY (0: the
-                 first player), STATUS (the game's status code; 0: ongoing), PROVEN (the
-                 outcome proved with perfect play, as a status code; 0: not proved; a
-                 finished game's is its STATUS, and only the solver proves more)
+                 first player), STATUS (the game's status code; 0: ongoing)
     value0       float64 [B, N]: the sum of the values backed up through each node, from the
                  first player's view
     edge_action  int32 [B, E]: the action each edge plays
@@ -88,7 +79,6 @@ class SearchParams(NamedTuple):
     c_puct: float
     discount: float
     rollout_share: float
-    solver: bool
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode`,
@@ -103,41 +93,6 @@ def value_for_first(status_code):
     return 0.0
 
 
-def result_for(code, to_play):
-    """A finished or proved outcome (a status code) for the side `to_play`: 1 won, -1 lost,
-    0 drawn."""
-    if code == 3:
-        return 0
-    return 1 if code == to_play + 1 else -1
-
-
-def code_for(result, to_play):
-    """The status code of `result` (1 won, -1 lost, 0 drawn) for the side `to_play`."""
-    if result == 0:
-        return 3
-    return to_play + 1 if result > 0 else 2 - to_play
-
-
-def prove_upwards(nodes, edge_child, b, n):
-    """Prove node n and its ancestors from their children, as far as the proofs reach: won
-    for the side to move if one child is, else the best outcome once every child is proved."""
-    while n >= 0 and nodes[b, n, PROVEN] == 0:
-        side = nodes[b, n, TO_PLAY]
-        start = nodes[b, n, EDGE_START]
-        best = -2
-        every_child_proved = True
-        for e in range(start, start + nodes[b, n, NUM_EDGES]):
-            child = edge_child[b, e]
-            if child < 0 or nodes[b, child, PROVEN] == 0:
-                every_child_proved = False
-            else:
-                best = max(best, result_for(nodes[b, child, PROVEN], side))
-        if best < 1 and not every_child_proved:
-            return
-        nodes[b, n, PROVEN] = code_for(best, side)
-        n = nodes[b, n, PARENT]
-
-
 def reset_tree(tree, b, root_to_play, root_status):
     nodes, trees = tree.nodes, tree.trees
     nodes[b, 0, :] = 0
@@ -145,7 +100,6 @@ def reset_tree(tree, b, root_to_play, root_status):
     nodes[b, 0, EDGE_START] = -1
     nodes[b, 0, TO_PLAY] = root_to_play
     nodes[b, 0, STATUS] = root_status
-    nodes[b, 0, PROVEN] = root_status
     tree.value0[b, 0] = 0.0
     trees[b, ROOT] = 0
     trees[b, NODES_USED] = 1
@@ -153,10 +107,9 @@ def reset_tree(tree, b, root_to_play, root_status):
     trees[b, SIMS] = 0
 
 
-def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, solver):
+def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct):
     """The edge of node n with the highest PUCT score, from the view of the side to move; an
-    unvisited child's Q is its parent's. With the solver a proved child's Q is its exact
-    value, and a child proved lost for the side to move is passed over."""
+    unvisited child's Q is its parent's."""
     sign = 1.0 if nodes[b, n, TO_PLAY] == 0 else -1.0
     visits = nodes[b, n, VISITS]
     fpu = sign * value0[b, n] / visits if visits > 0 else 0.0
@@ -172,10 +125,6 @@ def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, solver):
         else:
             child_visits = nodes[b, child, VISITS]
             q = sign * value0[b, child] / child_visits if child_visits > 0 else fpu
-            if solver and nodes[b, child, PROVEN] != 0:
-                q = result_for(nodes[b, child, PROVEN], nodes[b, n, TO_PLAY])
-                if q < 0:
-                    continue
         score = q + explore * edge_prior[b, e] / (1.0 + child_visits)
         if score > best_score:
             best_score = score
@@ -205,7 +154,6 @@ def select_leaves(tree, leaves, params, target_sims, rng):
     out_planes, out_masks, playouts = leaves.planes, leaves.masks, leaves.playout
     leaf_tree, leaf_node = leaves.tree, leaves.node
     c_puct, discount, rollout_share = params.c_puct, params.discount, params.rollout_share
-    solver = params.solver
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
     for b in range(nodes.shape[0]):
@@ -213,9 +161,9 @@ def select_leaves(tree, leaves, params, target_sims, rng):
             continue
         copy_into(state, root_states[b])
         n = trees[b, ROOT]
-        # down to a finished game or a proved node (its value is known) or an unexpanded leaf
-        while nodes[b, n, PROVEN] == 0 and nodes[b, n, EDGE_START] >= 0:
-            e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, solver)
+        # down to a finished game (its value is known) or an unexpanded leaf
+        while nodes[b, n, STATUS] == 0 and nodes[b, n, EDGE_START] >= 0:
+            e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct)
             play(state, edge_action[b, e])  # noqa: F821
             child = edge_child[b, e]
             if child < 0:
@@ -227,14 +175,11 @@ def select_leaves(tree, leaves, params, target_sims, rng):
                 nodes[b, child, EDGE_START] = -1
                 nodes[b, child, TO_PLAY] = to_move(state)  # noqa: F821
                 nodes[b, child, STATUS] = status(state)  # noqa: F821
-                nodes[b, child, PROVEN] = nodes[b, child, STATUS]
                 value0[b, child] = 0.0
             n = child
-        if nodes[b, n, PROVEN] != 0:
-            backup(nodes, value0, b, n, value_for_first(nodes[b, n, PROVEN]), discount)
+        if nodes[b, n, STATUS] != 0:
+            backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), discount)
             trees[b, SIMS] += 1
-            if solver:
-                prove_upwards(nodes, edge_child, b, nodes[b, n, PARENT])
             continue
         legal_actions(state, out_masks[count])  # noqa: F821
         encode(state, out_planes[count])  # noqa: F821
@@ -279,18 +224,8 @@ def expand_and_backup(tree, leaves, priors, values, count, params):
         trees[b, SIMS] += 1
 
 
-def root_rank(nodes, edge_child, b, e, side):
-    """A root child's proof for the side to move: 1 proved won, -1 proved lost, else 0."""
-    child = edge_child[b, e]
-    if child < 0 or nodes[b, child, PROVEN] == 0:
-        return 0
-    return result_for(nodes[b, child, PROVEN], side)
-
-
-def root_visits(tree, out, solver):
-    """Visit counts of each root's children, by action, into out [B, A]. With the solver,
-    only the children proved won for the side to move where there are any, else every child
-    but those proved lost while another is left."""
+def root_visits(tree, out):
+    """Visit counts of each root's children, by action, into out [B, A]."""
     nodes, edge_action, edge_child = tree.nodes, tree.edge_action, tree.edge_child
     out[:] = 0.0
     for b in range(nodes.shape[0]):
@@ -298,15 +233,9 @@ def root_visits(tree, out, solver):
         start = nodes[b, root, EDGE_START]
         if start < 0:
             continue
-        end = start + nodes[b, root, NUM_EDGES]
-        side = nodes[b, root, TO_PLAY]
-        keep = -1  # the lowest rank counted
-        if solver:
-            for e in range(start, end):
-                keep = max(keep, root_rank(nodes, edge_child, b, e, side))
-        for e in range(start, end):
+        for e in range(start, start + nodes[b, root, NUM_EDGES]):
             child = edge_child[b, e]
-            if child >= 0 and (keep < 0 or root_rank(nodes, edge_child, b, e, side) >= keep):
+            if child >= 0:
                 out[b, edge_action[b, e]] = nodes[b, child, VISITS]
 
 
@@ -370,6 +299,5 @@ def make_room(tree, spare_nodes, spare_edges):
             reset_tree(tree, b, to_move(state), status(state))  # noqa: F821
 
 
-TEMPLATES = [value_for_first, result_for, code_for, prove_upwards, reset_tree, select_child,
-             backup, select_leaves, expand_and_backup, root_rank, root_visits, mix_root_noise,
-             advance_root, reset_trees, make_room]
+TEMPLATES = [value_for_first, reset_tree, select_child, backup, select_leaves, expand_and_backup,
+             root_visits, mix_root_noise, advance_root, reset_trees, make_room]
