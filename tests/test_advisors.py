@@ -185,7 +185,6 @@ def test_the_network_agent_searches_with_the_rollouts_its_advisor_asks_for(compo
      r"exact_endgame is not an advisor connect4 offers"),
     (["game=gomoku", "+game.advisors.forced_cells=true"], r"forced_cells is not an advisor gomoku"),
     (["game=othello", "search_alone=maybe"], r"search_alone must be true or false"),
-    (["game=gomoku8", "mcts.symmetry_average=2"], r"mcts\.symmetry_average must be true or false"),
 ])
 def test_bad_advisor_settings_are_one_sentence(compose_config, overrides, message):
     with pytest.raises(ConfigError, match=message):

@@ -284,38 +284,6 @@ def test_batched_equals_single_tree(name, params):
         np.testing.assert_array_equal(single.visit_counts()[0], together[b])
 
 
-@pytest.mark.parametrize("name,params", [("connect4", {}), ("connect6", {"size": 8}),
-                                         ("othello", {"rules": "course"}),
-                                         ("gomoku", {"rows": 6, "cols": 9})])
-def test_symmetry_average_values_a_position_by_all_its_images(name, params):
-    """Each tree's root, valued by the mean over its board's images of a network that is not
-    symmetric itself: priors mapped back to the root's own moves (Othello's pass included),
-    and values; course Connect-4 draws each game's board, so the maps differ by tree."""
-    game = make_game(name, **params)
-    rng = np.random.default_rng(5)
-    states = []
-    for length in (0, 3, 6):
-        state = game.new_state(rng)
-        for _ in range(length):
-            game.play(state, int(rng.choice(game.legal_list(state))))
-        states.append(state)
-    search = BatchedSearch(game, len(states), 1, search_settings(symmetry_average=True))
-    for b, state in enumerate(states):
-        search.set_root(b, state)
-    search.run(hashed_evaluator)
-    spread = 0.0
-    for b, state in enumerate(states):
-        _, actions = game.symmetries(state)
-        images = [game.transform_state(state, g) for g in range(game.num_symmetries)]
-        priors, values = hashed_evaluator(np.stack([game.encode(i) for i in images]),
-                                          np.stack([game.legal_mask(i) for i in images]))
-        expected = np.mean([priors[g][actions[g]] for g in range(len(images))], axis=0)
-        np.testing.assert_allclose(search.root_priors()[b], expected, rtol=1e-5, atol=1e-7)
-        assert search.root_values()[b] == pytest.approx(values.mean(), abs=1e-6)
-        spread = max(spread, float(values.max() - values.min()))
-    assert spread > 1e-3  # the images do disagree, so the mean is not any one of them
-
-
 @pytest.mark.parametrize("name,params", [("connect4", {"rows": 6, "cols": 7}),
                                          ("connect6", {"size": 6}),
                                          ("othello", {"rules": "course"})])

@@ -100,9 +100,6 @@ def validate_agent(cfg: DictConfig) -> None:
     game offers, games.game_advisors, with a setting it accepts) and pure MCTS's playouts."""
     if not isinstance(cfg.get("search_alone", False), bool):
         raise ConfigError(f"search_alone must be true or false, not {cfg.search_alone!r}.")
-    if not isinstance(cfg.mcts.get("symmetry_average", False), bool):
-        raise ConfigError("mcts.symmetry_average must be true or false, not "
-                          f"{cfg.mcts.symmetry_average!r}.")
     offered = game_advisors(cfg.game.name)
     advisors = cfg.game.get("advisors") or {}
     if not OmegaConf.is_dict(advisors) and not isinstance(advisors, dict):

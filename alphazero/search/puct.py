@@ -17,7 +17,6 @@ from alphazero.search.puct_kernels import (EDGE_START, NODE_FIELDS, NUM_EDGES, R
                                            TEMPLATES, TO_PLAY, TREE_FIELDS, VISITS, LeafBatch,
                                            SearchParams, Tree)
 from games.core.rng import make_rng
-from games.core.symmetry import permute_last_axis
 from games.core.specialize import specialize
 
 
@@ -32,8 +31,6 @@ class SearchConfig:
     discount: float
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
                                 # the outcome of one random playout from it (AlphaGo's mix)
-    symmetry_average: bool = False  # each leaf valued by the mean of the network over the
-                                    # position's symmetry images (test-time augmentation)
 
     @classmethod
     def from_cfg(cls, mcts, network_discount: float = 1.0, **overrides) -> SearchConfig:
@@ -100,10 +97,6 @@ class BatchedSearch:
             masks=np.zeros((L, A), dtype=np.bool_), tree=np.zeros(L, dtype=np.int64),
             node=np.zeros(L, dtype=np.int64), playout=np.zeros(L, dtype=np.float64))
         self.playout_rng = make_rng(seed)
-        if cfg.symmetry_average:
-            G, cells = game.num_symmetries, game.height * game.width
-            self.cell_maps = np.zeros((B, G, cells), dtype=np.int64)
-            self.action_maps = np.zeros((B, G, A), dtype=np.int64)
         self.visit_buffer = np.zeros((B, A), dtype=np.float32)
         targets, priors, values = np.zeros(B, np.int32), np.zeros((L, A), np.float32), np.zeros(L, np.float32)
         self.step_kernels = SearchStep(
@@ -124,8 +117,6 @@ class BatchedSearch:
     def set_root(self, b: int, state: np.ndarray) -> None:
         """Start tree b afresh from `state` (a new game, or a position from outside)."""
         self.tree.root_states[b] = state
-        if self.config.symmetry_average:
-            self.cell_maps[b], self.action_maps[b] = self.game.symmetries(state)
         which = np.zeros(self.num_trees, dtype=np.bool_)
         which[b] = True
         self.kernels.reset_trees(self.tree, which)
@@ -154,33 +145,12 @@ class BatchedSearch:
                 if not np.any(tree.active & (tree.trees[:, SIMS] < targets)):
                     return evaluated
                 continue
-            if self.config.symmetry_average:
-                priors, values = self._averaged(evaluator, count)
-            else:
-                priors, values = evaluator(leaves.planes[:count], leaves.masks[:count])
+            priors, values = evaluator(leaves.planes[:count], leaves.masks[:count])
             # the types compiled_for compiled the step for: C-contiguous float32, 2-D and 1-D
             priors = np.ascontiguousarray(priors, dtype=np.float32).reshape(shape)
             values = np.ascontiguousarray(values, dtype=np.float32).reshape(-1)
             step.expand_and_backup(tree, leaves, priors, values, count, params)
             evaluated += count
-
-    def _averaged(self, evaluator, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The first `count` leaves evaluated in every symmetry image of their tree's board,
-        priors mapped back to the leaves' own actions and averaged, values averaged."""
-        leaves = self.leaves
-        trees = leaves.tree[:count]
-        cells, actions = self.cell_maps[trees], self.action_maps[trees]
-        n, G = cells.shape[:2]
-        planes = leaves.planes[:count]
-        flat = planes.reshape(n, planes.shape[1], -1)
-        images = permute_last_axis(flat, cells).reshape((n * G,) + planes.shape[1:])
-        masks = permute_last_axis(leaves.masks[:count], actions).reshape(n * G, -1)
-        priors, values = evaluator(images, masks)
-        priors = np.asarray(priors, dtype=np.float32).reshape(n, G, -1)
-        # image g's action actions[g, a] is the leaf's action a
-        priors = np.take_along_axis(priors, actions, axis=2).mean(axis=1)
-        values = np.asarray(values, dtype=np.float32).reshape(n, G).mean(axis=1)
-        return priors, values
 
     def _targets(self, simulations: np.ndarray | None) -> np.ndarray:
         if simulations is None:

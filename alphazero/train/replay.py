@@ -10,7 +10,18 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from games.core.symmetry import permute_last_axis
+
+def _permute_last_axis(values: np.ndarray, permutations: np.ndarray) -> np.ndarray:
+    """Images of values [n, ..., L] under permutations int64 [n, G, L] -> [n, G, ..., L],
+    where image g puts values[..., i] at position permutations[g, i]."""
+    n, groups, length = permutations.shape
+    inverse = np.empty_like(permutations)
+    np.put_along_axis(inverse, permutations,
+                      np.broadcast_to(np.arange(length), permutations.shape), axis=2)
+    middle = values.shape[1:-1]
+    # Gather through the inverse: image[g, ..., j] = values[..., inverse[g, j]].
+    index = inverse.reshape((n, groups) + (1,) * len(middle) + (length,))
+    return np.take_along_axis(values[:, None], index, axis=-1)
 
 
 class ReplayBuffer:
@@ -46,8 +57,8 @@ class ReplayBuffer:
         if not np.array_equal(packed, planes):
             raise ValueError("input planes must hold whole numbers from 0 to 255 to be stored as uint8.")
         flat = packed.reshape(n, sample_shape[0], -1)
-        plane_images = permute_last_axis(flat, cell_syms).reshape((n * groups,) + sample_shape)
-        pi_images = permute_last_axis(pis.astype(np.float16), action_syms).reshape(n * groups, -1)
+        plane_images = _permute_last_axis(flat, cell_syms).reshape((n * groups,) + sample_shape)
+        pi_images = _permute_last_axis(pis.astype(np.float16), action_syms).reshape(n * groups, -1)
         z_images = np.repeat(np.asarray(zs, dtype=np.float32), groups)
         self._write(plane_images, pi_images, z_images)
 
