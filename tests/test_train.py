@@ -53,7 +53,8 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, tiny_run, 
     tags = scalar_tags(tmp_path / "runs" / "0")
     for tag in ("loss/total", "loss/value", "loss/policy", "loss/l2", "policy/entropy",
                 "policy/kl", "lr", "selfplay/games_per_s", "selfplay/positions_per_s",
-                "selfplay/game_length", "selfplay/first_player_win_rate", "replay/size"):
+                "selfplay/game_length", "selfplay/first_player_win_rate", "selfplay/draw_rate",
+                "replay/size"):
         assert tag in tags
     latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
     saved = torch.load(latest, weights_only=True)

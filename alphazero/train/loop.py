@@ -43,7 +43,7 @@ from alphazero.search.puct import SearchConfig
 from alphazero.workers.selfplay import SelfPlayConfig, value_targets
 from alphazero.config.threads import use_training_threads
 from alphazero.train.trainer import Trainer
-from games import FIRST_WON, GameError
+from games import DRAW, FIRST_WON, GameError
 
 
 def selfplay_seed(seed: int, games: int) -> int:
@@ -277,6 +277,9 @@ class TrainingRun:
         w.add_scalar("selfplay/game_length", sum(g.plies for g in games) / max(len(games), 1), step)
         w.add_scalar("selfplay/first_player_win_rate",
                      sum(g.result == FIRST_WON for g in games) / max(len(games), 1), step)
+        # A game whose best play draws drifts towards draws as self-play improves: watch it.
+        w.add_scalar("selfplay/draw_rate",
+                     sum(g.result == DRAW for g in games) / max(len(games), 1), step)
         w.add_scalar("selfplay/q_share", q_share, step)
         w.add_scalar("replay/size", len(self.replay), step)
         w.add_scalar("pool/workers_alive", pool.workers_alive, step)
