@@ -339,3 +339,48 @@ def test_choose_respects_temperature():
     picks = [search.choose(visits, 1.0)[0] for _ in range(400)]
     assert set(picks) == {1, 3}
     assert 0.15 < picks.count(1) / 400 < 0.35
+
+
+def forced_search(forced_k, simulations=400):
+    """Two classic Connect-4 trees from the empty board, tree 0 noisy (so forced when
+    forced_k > 0), tree 1 not."""
+    game = make_game("connect4", rows=6, cols=7)
+    search = BatchedSearch(game, 2, simulations, search_settings(forced_k=forced_k), seed=5)
+    for b in range(2):
+        search.set_root(b, game.new_state())
+    search.run(hashed_evaluator, add_noise=np.array([True, False]))
+    return search
+
+
+def forced_floor(search, forced_k=2.0):
+    """sqrt(k * P * N) for tree 0's root moves, P the noisy priors, N its visits."""
+    visits = search.tree.nodes[0, 0, VISITS]
+    return np.floor(np.sqrt(forced_k * search.tree.edge_prior[0, :7] * visits))
+
+
+def test_forced_playouts_visit_every_noisy_root_move():
+    """Each move of a noisy root gets about sqrt(k * P * N) visits, and some move gets more
+    than it would unforced; a root without noise is searched as if forced playouts were off."""
+    forced, plain = forced_search(2.0), forced_search(0.0)
+    np.testing.assert_allclose(forced.tree.edge_prior[0, :7], plain.tree.edge_prior[0, :7])
+    floor = forced_floor(forced)
+    assert np.all(forced.visit_counts()[0] >= floor - 1)
+    assert np.any(plain.visit_counts()[0] < floor - 1)  # so the test can fail
+    np.testing.assert_array_equal(forced.visit_counts()[1], plain.visit_counts()[1])
+
+
+def test_policy_target_pruning_takes_back_the_forced_visits():
+    """Pruned targets keep the best move's visits, never add any, and take back the forced
+    visits of moves that did not earn them: where the unforced search visited a move less than
+    its forced floor, the pruned target is back near that count. Unforced roots keep their
+    counts, and with forced playouts off the targets are the plain counts."""
+    forced, plain = forced_search(2.0), forced_search(0.0)
+    raw, pruned = forced.visit_counts(), forced.policy_targets()
+    best = int(np.argmax(raw[0]))
+    assert pruned[0, best] == raw[0, best]
+    assert np.all(pruned <= raw)
+    starved = plain.visit_counts()[0] < forced_floor(forced) - 1
+    assert starved.any() and np.all(pruned[0, starved] < raw[0, starved])
+    assert np.all(pruned[0, starved] <= plain.visit_counts()[0, starved] + 1)
+    np.testing.assert_array_equal(pruned[1], raw[1])
+    np.testing.assert_array_equal(plain.policy_targets(), plain.visit_counts())
