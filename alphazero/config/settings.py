@@ -26,7 +26,7 @@ SERVE_BOUNDS = {"port": (0, 65535), "max_sessions": (1, 100_000), "max_simulatio
 # (config key, lowest allowed value) for every number that must be positive or non-negative
 # (a search's first simulation only expands the root: a move needs at least a second)
 _BOUNDS = [("game.play_simulations", 2), ("mcts.simulations", 2), ("mcts.c_puct", 0),
-           ("mcts.dirichlet_epsilon", 0), ("mcts.arena_factor", 1), ("mcts.forced_k", 0),
+           ("mcts.dirichlet_epsilon", 0), ("mcts.arena_factor", 1),
            ("selfplay.games_in_parallel", 1), ("selfplay.temperature_moves", 0),
            ("selfplay.fast_simulations", 2),
            ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),

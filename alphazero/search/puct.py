@@ -29,7 +29,6 @@ class SearchConfig:
     dirichlet_epsilon: float
     arena_factor: float
     discount: float
-    forced_k: float
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
                                 # the outcome of one random playout from it (AlphaGo's mix)
 
@@ -77,8 +76,7 @@ class BatchedSearch:
         self.rng = np.random.default_rng(seed)
         cfg = self.config
         self.params = SearchParams(c_puct=float(cfg.c_puct), discount=float(cfg.discount),
-                                   rollout_share=float(cfg.rollout_share),
-                                   forced_k=float(cfg.forced_k))
+                                   rollout_share=float(cfg.rollout_share))
         # One search creates at most one node and num_actions edges per simulation.
         self.nodes_per_search = simulations + 1
         self.edges_per_search = self.nodes_per_search * game.num_actions
@@ -92,7 +90,7 @@ class BatchedSearch:
                          edge_child=np.full((B, edge_capacity), -1, dtype=np.int32),
                          trees=np.zeros((B, TREE_FIELDS), dtype=np.int32),
                          root_states=np.zeros((B, game.state_size), dtype=game.state_dtype),
-                         active=np.zeros(B, dtype=np.bool_), forced=np.zeros(B, dtype=np.bool_))
+                         active=np.zeros(B, dtype=np.bool_))
         L = B  # a leaf per tree and step
         self.leaves = LeafBatch(
             planes=np.zeros((L, game.planes, game.height, game.width), dtype=np.float32),
@@ -128,12 +126,11 @@ class BatchedSearch:
             simulations: np.ndarray | None = None) -> int:
         """Run new simulations in every active tree: `simulations[b]` in tree b (at most the
         budget the search was built for), or that budget everywhere. `add_noise` mixes
-        Dirichlet noise into the roots, everywhere or where a [B] mask says; with forced_k > 0
-        those roots also get forced playouts. Returns the number of network evaluations made."""
+        Dirichlet noise into the roots, everywhere or where a [B] mask says. Returns the
+        number of network evaluations made."""
         tree, leaves, params, step = self.tree, self.leaves, self.params, self.step_kernels
         targets = self._targets(simulations)
         noisy = tree.active & np.broadcast_to(np.asarray(add_noise, dtype=np.bool_), tree.active.shape)
-        tree.forced[:] = noisy & (params.forced_k > 0.0)
         self.kernels.make_room(tree, self.nodes_per_search, self.edges_per_search)
         tree.trees[:, SIMS] = 0
         evaluated = 0
@@ -178,15 +175,6 @@ class BatchedSearch:
     def visit_counts(self) -> np.ndarray:
         """[B, A] visit counts of each root's children (zeros for inactive trees)."""
         self.kernels.root_visits(self.tree, self.visit_buffer)
-        return self.visit_buffer.copy()
-
-    def policy_targets(self) -> np.ndarray:
-        """[B, A] the visit counts a policy should learn from: at roots searched with forced
-        playouts, pruned of the visits the search would not have given on merit (KataGo's
-        policy target pruning); elsewhere the plain counts."""
-        self.kernels.root_visits(self.tree, self.visit_buffer)
-        self.kernels.prune_forced_visits(self.tree, self.params.c_puct, self.params.forced_k,
-                                         self.visit_buffer)
         return self.visit_buffer.copy()
 
     def root_priors(self) -> np.ndarray:

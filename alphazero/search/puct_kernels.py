@@ -46,8 +46,6 @@ class Tree(NamedTuple):
     root_states  game.state_dtype [B, state_size]: each tree's root position
     active       bool [B]: whether tree b is searched (its game is on and no one else moves
                  for it)
-    forced       bool [B]: whether tree b's root gets forced playouts in this search (a
-                 noisy root when SearchParams.forced_k > 0)
     """
     nodes: np.ndarray
     value0: np.ndarray
@@ -57,7 +55,6 @@ class Tree(NamedTuple):
     trees: np.ndarray
     root_states: np.ndarray
     active: np.ndarray
-    forced: np.ndarray
 
 
 class LeafBatch(NamedTuple):
@@ -82,7 +79,6 @@ class SearchParams(NamedTuple):
     c_puct: float
     discount: float
     rollout_share: float
-    forced_k: float
 
 
 # --- Numba templates: the names `play`, `legal_actions`, `status`, `to_move`, `encode`,
@@ -111,11 +107,9 @@ def reset_tree(tree, b, root_to_play, root_status):
     trees[b, SIMS] = 0
 
 
-def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, forced_k):
+def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct):
     """The edge of node n with the highest PUCT score, from the view of the side to move; an
-    unvisited child's Q is its parent's. With forced_k > 0 (a forced root), a child short of
-    its forced playouts sqrt(forced_k * P * N) goes first, the best scored of them (KataGo):
-    the root's noise gives every move some prior, so every move is tried a few times."""
+    unvisited child's Q is its parent's."""
     sign = 1.0 if nodes[b, n, TO_PLAY] == 0 else -1.0
     visits = nodes[b, n, VISITS]
     fpu = sign * value0[b, n] / visits if visits > 0 else 0.0
@@ -123,8 +117,6 @@ def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, forced_k):
     start = nodes[b, n, EDGE_START]
     best_edge = start
     best_score = -np.inf
-    forced_edge = -1
-    forced_score = -np.inf
     for e in range(start, start + nodes[b, n, NUM_EDGES]):
         child = edge_child[b, e]
         if child < 0:
@@ -137,11 +129,7 @@ def select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, forced_k):
         if score > best_score:
             best_score = score
             best_edge = e
-        if (forced_k > 0.0 and score > forced_score
-                and child_visits < np.sqrt(forced_k * edge_prior[b, e] * visits)):
-            forced_score = score
-            forced_edge = e
-    return forced_edge if forced_edge >= 0 else best_edge
+    return best_edge
 
 
 def backup(nodes, value0, b, leaf, v0, discount):
@@ -162,11 +150,10 @@ def select_leaves(tree, leaves, params, target_sims, rng):
     number of leaves to evaluate."""
     nodes, value0, edge_action = tree.nodes, tree.value0, tree.edge_action
     edge_prior, edge_child, trees = tree.edge_prior, tree.edge_child, tree.trees
-    root_states, active, forced = tree.root_states, tree.active, tree.forced
+    root_states, active = tree.root_states, tree.active
     out_planes, out_masks, playouts = leaves.planes, leaves.masks, leaves.playout
     leaf_tree, leaf_node = leaves.tree, leaves.node
     c_puct, discount, rollout_share = params.c_puct, params.discount, params.rollout_share
-    forced_k = params.forced_k
     count = 0
     state = np.empty(root_states.shape[1], dtype=root_states.dtype)
     for b in range(nodes.shape[0]):
@@ -176,8 +163,7 @@ def select_leaves(tree, leaves, params, target_sims, rng):
         n = trees[b, ROOT]
         # down to a finished game (its value is known) or an unexpanded leaf
         while nodes[b, n, STATUS] == 0 and nodes[b, n, EDGE_START] >= 0:
-            k = forced_k if forced[b] and n == trees[b, ROOT] else 0.0
-            e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct, k)
+            e = select_child(nodes, value0, edge_prior, edge_child, b, n, c_puct)
             play(state, edge_action[b, e])  # noqa: F821
             child = edge_child[b, e]
             if child < 0:
@@ -253,46 +239,6 @@ def root_visits(tree, out):
                 out[b, edge_action[b, e]] = nodes[b, child, VISITS]
 
 
-def prune_forced_visits(tree, c_puct, forced_k, out):
-    """KataGo's policy target pruning of the visit counts `out` [B, A] (root_visits'), at the
-    roots searched with forced playouts: each child but the most visited gives back up to its
-    forced playouts, as many as keep its PUCT score below the best child's, and a child left
-    with one visit is dropped. What remains are the visits the search gave on merit."""
-    nodes, value0, edge_action = tree.nodes, tree.value0, tree.edge_action
-    edge_prior, edge_child, trees = tree.edge_prior, tree.edge_child, tree.trees
-    for b in range(nodes.shape[0]):
-        root = trees[b, ROOT]
-        start = nodes[b, root, EDGE_START]
-        if not tree.forced[b] or start < 0:
-            continue
-        sign = 1.0 if nodes[b, root, TO_PLAY] == 0 else -1.0
-        visits = max(nodes[b, root, VISITS], 1)
-        explore = c_puct * np.sqrt(visits)
-        end = start + nodes[b, root, NUM_EDGES]
-        best, best_visits = -1, 0
-        for e in range(start, end):
-            child = edge_child[b, e]
-            if child >= 0 and nodes[b, child, VISITS] > best_visits:
-                best, best_visits = e, nodes[b, child, VISITS]
-        if best < 0:
-            continue  # no child visited: nothing to prune
-        best_score = (sign * value0[b, edge_child[b, best]] / best_visits
-                      + explore * edge_prior[b, best] / (1.0 + best_visits))
-        for e in range(start, end):
-            child = edge_child[b, e]
-            if e == best or child < 0 or nodes[b, child, VISITS] == 0:
-                continue
-            child_visits = nodes[b, child, VISITS]
-            q = sign * value0[b, child] / child_visits
-            allowance = np.sqrt(forced_k * edge_prior[b, e] * visits)
-            kept = child_visits
-            # taking one more visit back leaves kept - 1: its score must stay below the best's
-            while (kept > 1 and child_visits - (kept - 1) <= allowance
-                   and q + explore * edge_prior[b, e] / kept < best_score):
-                kept -= 1
-            out[b, edge_action[b, e]] = kept if kept > 1 else 0
-
-
 def mix_root_noise(tree, which, noise, epsilon):
     """Mix Dirichlet noise into the priors of the roots `which` [B] names; noise [B, A] are
     Gamma(alpha) draws, normalised here over each root's legal actions (a Dirichlet on that
@@ -354,4 +300,4 @@ def make_room(tree, spare_nodes, spare_edges):
 
 
 TEMPLATES = [value_for_first, reset_tree, select_child, backup, select_leaves, expand_and_backup,
-             root_visits, prune_forced_visits, mix_root_noise, advance_root, reset_trees, make_room]
+             root_visits, mix_root_noise, advance_root, reset_trees, make_room]

@@ -138,7 +138,7 @@ class SelfPlayWorker:
                 if cfg.full_search_share < 1.0 else np.ones(search.num_trees, dtype=np.bool_))
         search.run(self.evaluator, add_noise=full,
                    simulations=np.where(full, cfg.simulations, cfg.fast_simulations))
-        visits = search.policy_targets()  # the plain counts unless forced playouts are on
+        visits = search.visit_counts()
         root_values = search.root_values()
         plies = np.array([game.kernels["ply"](s) for s in self.states])
         temperature = np.where(plies < cfg.temperature_moves, 1.0, 0.0)
