@@ -41,7 +41,13 @@ def test_results_are_split_by_the_colour_the_player_had():
     assert result.as_first_player == (3, 0, 0)
     row = result_row("a copy of itself", result)
     assert row["as_first_player"] == [3, 0, 0] and row["as_second_player"] == [0, 0, 3]
-    assert format_row(row).endswith("3-0-0      0-0-3")
+    assert format_row(row).endswith("0.500     3-0-0      0-0-3")
+
+
+def test_a_draw_scores_half_a_win():
+    result = MatchResult(games=8, wins=5, draws=2, losses=1)
+    assert result.win_rate == 0.625 and result.score == 0.75
+    assert result_row("x", result)["score"] == 0.75
 
 
 @pytest.mark.parametrize("make_player", [

@@ -56,6 +56,11 @@ class MatchResult:
     def draw_rate(self) -> float:
         return self.draws / self.games if self.games else 0.0
 
+    @property
+    def score(self) -> float:
+        """The match score as chess and Elo count it: a win 1, a draw a half."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
     def interval(self, z: float = 1.96) -> tuple[float, float]:
         """Wilson 95% interval of the win rate."""
         n, p = self.games, self.win_rate
@@ -170,7 +175,7 @@ class Gate:
                 return MatchResult(0, 0, 0, 0), True
             result = play_match(self.game, player, best_player, self.cfg.games, self.seed,
                                 opening_plies=self.cfg.opening_plies)
-            return result, (result.wins + 0.5 * result.draws) / result.games >= self.cfg.threshold
+            return result, result.score >= self.cfg.threshold
         opponent = PureMCTSAgent(self.game, self.level, seed=self.seed)
         result = play_match(self.game, player, opponent, self.cfg.games, self.seed,
                             opening_plies=self.cfg.opening_plies)
@@ -240,19 +245,19 @@ def result_row(opponent: str, result: MatchResult) -> dict:
     second = [total - f for total, f in zip((result.wins, result.draws, result.losses), first)]
     return {"opponent": opponent, **asdict(result), "as_first_player": first,
             "as_second_player": second, "win_rate": round(result.win_rate, 3),
-            "ci95": [round(low, 3), round(high, 3)]}
+            "ci95": [round(low, 3), round(high, 3)], "score": round(result.score, 3)}
 
 
 def table_header() -> str:
     return (f"{'opponent':<22}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}  "
-            f"{'win rate (95% CI)':<24}{'as first':>10}{'as second':>11}")
+            f"{'win rate (95% CI)':<24}{'score':>6}{'as first':>10}{'as second':>11}")
 
 
 def format_row(r: dict) -> str:
     first, second = ("-".join(map(str, r[k])) for k in ("as_first_player", "as_second_player"))
     rate = f"{r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
     return (f"{r['opponent']:<22}{r['games']:>6}{r['wins']:>6}{r['draws']:>6}{r['losses']:>7}"
-            f"  {rate:<24}{first:>10}{second:>11}")
+            f"  {rate:<24}{r['score']:>6.3f}{first:>10}{second:>11}")
 
 
 def format_table(rows: list[dict]) -> str:
