@@ -1,5 +1,7 @@
 """The self-play pool's bounded memory and its shared inference service (on the CPU, and
 on CUDA where there is one)."""
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +13,7 @@ import torch
 from alphazero.search.puct import SearchConfig
 from alphazero.nn.network import Inference, build_model
 from alphazero.nn.checkpoint import weights_to_bytes
-from alphazero.workers.pool import WorkerSpec
+from alphazero.workers.pool import LocalPool, SelfPlayStopped, WorkerSpec
 from alphazero.config.settings import default_config
 from alphazero.workers.selfplay import SelfPlayConfig
 from games import make_game
@@ -141,3 +143,30 @@ def test_shared_inference_pool_plays_games(tmp_path):
     """A worker on the inference service delivers games, and a slow trainer keeps it bounded."""
     (growth, waiting, after), = slow_trainer(tmp_path, 8, mode="shared")
     assert growth < 8 and waiting and after
+
+
+@pytest.mark.parametrize("signalled", ["worker", "service"])
+def test_a_signalled_worker_or_service_stops_the_pool(signalled):
+    """A signal to the whole run (Ctrl-C, `timeout`) reaches the pool's processes too: the one
+    signalled stops the pool and exits, and collecting says so, where the pool used to
+    restart a killed worker and give up on a killed service with an error."""
+    game = make_game("connect4", rows=6, cols=7)
+    spec = WorkerSpec(game_name="connect4", game_params=game.params(), model_kind="cnn",
+                      model_sizes={"channels": [2, 2, 2]}, device="cpu", precision="float32",
+                      selfplay=SelfPlayConfig.from_cfg(default_config(), simulations=2,
+                                                       games_in_parallel=4),
+                      search=SearchConfig.from_cfg(default_config().mcts), seed=0)
+    shared = signalled == "service"
+    pool = LocalPool(spec, workers=1, max_games_in_flight=8, shared_inference=shared)
+    pool.start(weights_to_bytes(build_model("cnn", game, channels=[2, 2, 2]).state_dict()))
+    try:
+        assert pool.collect(1)  # compiled and playing
+        process = pool.processes[0] if signalled == "worker" else pool.service.process
+        os.kill(process.pid, signal.SIGTERM)
+        process.join(timeout=30)
+        assert process.exitcode == 0  # it stopped; it was not killed
+        with pytest.raises(SelfPlayStopped):
+            pool.collect(10**9)
+    finally:
+        pool.stop()
+    assert pool.workers_alive == 0 and not (shared and pool.service.process.is_alive())

@@ -209,6 +209,28 @@ def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     assert checkpoint.load(latest)["counters"]["games"] >= games_before
 
 
+def test_sigterm_to_the_process_group_stops_workers_and_trainer_cleanly(tmp_path):
+    """`timeout`, `docker stop` and schedulers signal every process of a run: its self-play
+    workers stop the pool rather than die, and the trainer saves and exits as on its own."""
+    args = [sys.executable, "-m", "alphazero.train", *TINY, "selfplay.workers=1",
+            "train.max_games=100000", "train.checkpoint_minutes=0",
+            f"hydra.run.dir={tmp_path}/runs/group", f"train.checkpoint_dir={tmp_path}/checkpoints"]
+    process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
+    deadline = time.time() + 120
+    while not latest.exists() and time.time() < deadline:
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, stderr
+    assert "interrupted: saving a checkpoint" in stdout and "Traceback" not in stderr
+    assert checkpoint.load(latest)["counters"]["games"] > 0
+
+
 def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
             "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/kill",

@@ -4,8 +4,8 @@ The loop: collect new self-play positions from the pool, store them (with symmet
 in the replay buffer, take gradient steps in proportion to the new positions, publish the
 new weights to the pool, log to TensorBoard, keep the latest games as move lists
 (`game_log`), and checkpoint at least every few minutes.
-Ctrl-C or SIGTERM (`kill PID`) saves a checkpoint and stops; killed harder at any moment,
-`train.resume=true` continues from the last checkpoint.
+Ctrl-C or SIGTERM (`kill PID`, or to the whole process group) saves a checkpoint and stops;
+killed harder at any moment, `train.resume=true` continues from the last checkpoint.
 """
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ from alphazero.config.paths import CONF_DIR
 from alphazero.agent.agent import NetworkAgent
 from alphazero.agent.build import build_agent
 from alphazero.nn.checkpoint import weights_to_bytes
-from alphazero.workers.pool import InlinePool, LocalPool, WorkerCrashLoop, WorkerSpec
+from alphazero.workers.pool import (InlinePool, LocalPool, SelfPlayStopped, WorkerCrashLoop,
+                                    WorkerSpec)
 from alphazero.train.replay import ReplayBuffer
 from alphazero.search.puct import SearchConfig
 from alphazero.workers.selfplay import SelfPlayConfig, value_targets
@@ -199,7 +200,7 @@ class TrainingRun:
                     last_save = time.time()
             if stop:
                 say("interrupted: saving a checkpoint before stopping")
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, SelfPlayStopped):  # the latter: a signal to the whole group
             say("interrupted: saving a checkpoint before stopping")
         finally:
             # Saving comes first: nothing below may stop it (Ctrl-C on `train | tee log` also

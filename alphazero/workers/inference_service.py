@@ -25,6 +25,7 @@ import torch
 from alphazero.config.devices import select_device
 from alphazero.nn.checkpoint import weights_from_bytes
 from alphazero.nn.network import build_inference
+from alphazero.workers.signals import stop_pool_on_signals
 from games import make_game
 
 
@@ -106,6 +107,7 @@ def service_main(spec, weights_queue, blocks: list, conns: list, counters, stop_
     device does not idle while the service copies requests and answers workers. On a CPU
     each batch is answered at once. Weights come as (version, weights); each answer names the
     version that evaluated it."""
+    stop_pool_on_signals(stop_event)
     torch.set_num_threads(1)  # on a CPU the workers need the other cores
     game = make_game(spec.game_name, **spec.game_params)
     device = select_device(spec.device)

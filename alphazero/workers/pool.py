@@ -2,10 +2,11 @@
 
 `InlinePool` plays in the training process (workers=0: simplest, deterministic, for tests
 and tiny machines). `LocalPool` runs W worker processes beside the trainer; a worker that
-dies is restarted with the latest weights and the run goes on. Both have the same interface,
-so the training loop does not know which one it drives. Weights travel with their version (the
-loop's count of training rounds), and each pool stamps a finished game with the version that
-played its last move (`GameRecord.network`).
+dies is restarted with the latest weights and the run goes on; one signalled (Ctrl-C or
+SIGTERM to the whole run) stops the pool instead (alphazero.workers.signals). Both have the
+same interface, so the training loop does not know which one it drives. Weights travel with
+their version (the loop's count of training rounds), and each pool stamps a finished game
+with the version that played its last move (`GameRecord.network`).
 
 Memory stays bounded when self-play outruns training: each worker may have at most its share
 of `max_games_in_flight` finished games sent and not yet read by the trainer; at that bound
@@ -34,6 +35,7 @@ from alphazero.workers.inference_service import (
     newest_weights,
     service_main,
 )
+from alphazero.workers.signals import stop_pool_on_signals
 from alphazero.search.puct import SearchConfig
 from alphazero.config.devices import select_device
 from alphazero.nn.checkpoint import weights_from_bytes
@@ -110,6 +112,7 @@ def _worker_main(spec: WorkerSpec, weights_queue, games_out, permits, stop_event
     is taken per game sent and given back by the trainer when it reads the game. `service`,
     when given, is (shared block, pipe, first request number) of the inference service.
     `weights_queue` carries (version, weights)."""
+    stop_pool_on_signals(stop_event)
     torch.set_num_threads(1)  # one core per worker; the pool supplies the parallelism
     if service is None:
         version, weights = weights_queue.get()
@@ -141,6 +144,11 @@ def _worker_main(spec: WorkerSpec, weights_queue, games_out, permits, stop_event
 
 class WorkerCrashLoop(RuntimeError):
     """A worker died again and again without delivering a game: restarting will not help."""
+
+
+class SelfPlayStopped(Exception):
+    """A worker or the inference service was signalled (alphazero.workers.signals): the
+    trainer stops the run as on its own Ctrl-C or SIGTERM."""
 
 
 class LocalPool:
@@ -196,6 +204,7 @@ class LocalPool:
         self.processes[i] = process
 
     def _restart(self, i: int) -> None:
+        self._raise_if_stopped()
         self.processes[i].join(timeout=1.0)
         self.failures[i] += 1
         if self.failures[i] > self.MAX_RESTARTS_WITHOUT_GAMES:
@@ -205,6 +214,10 @@ class LocalPool:
         self.game_pipes[i].close()
         self.restarts += 1
         self._launch(i)
+
+    def _raise_if_stopped(self) -> None:
+        if self.stop_event.is_set():
+            raise SelfPlayStopped("a self-play process was signalled to stop")
 
     def start(self, weights: bytes, version: int = 0) -> None:
         self.latest_weights = (version, weights)
@@ -224,6 +237,7 @@ class LocalPool:
     def collect(self, min_positions: int) -> list[GameRecord]:
         games, positions = [], 0
         while positions < min_positions:
+            self._raise_if_stopped()
             if self.service is not None:
                 self.service.check()
             ready = mp_connection.wait(self.game_pipes, timeout=1.0)
@@ -255,8 +269,9 @@ class LocalPool:
         for process in self.processes + ([self.service.process] if self.service else []):
             if process is not None:
                 process.join(timeout=max(0.0, deadline - time.time()))
-                if process.is_alive():
-                    process.terminate()
+                if process.is_alive():  # e.g. a worker waiting for a stopped service's answer
+                    process.kill()
+                    process.join(timeout=1.0)
 
 
 class InferenceServiceDied(WorkerCrashLoop):
