@@ -5,7 +5,7 @@ a run, not the trainer alone. A worker or inference service killed by it would l
 trainer like a crash: it restarted the workers, and without the service it stopped with an
 error. Instead each of them stops the pool on its first SIGINT or SIGTERM, and the trainer
 ends the run as it does on its own signal: a checkpoint, then exit. A second signal kills as
-usual, which is how `LocalPool.stop` ends a process still waiting for an answer.
+usual; `LocalPool.stop` kills outright (SIGKILL) a process still waiting for an answer.
 """
 from __future__ import annotations
 
