@@ -5,8 +5,10 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 import torch
 
+from alphazero.nn import checkpoint
 from alphazero.nn.network import resolve_runtime
 from games import make_game
 
@@ -102,3 +104,27 @@ def test_the_shell_scripts_parse_and_name_what_exists():
             assert importlib.util.find_spec(module) is not None, f"{script.name} runs {module}"
         for kind in re.findall(r"-m alphazero\.bench (\w+)", text):
             assert kind in BENCHES, f"{script.name} runs the benchmark {kind}"
+
+
+def test_training_compute_counts_the_shipped_classic_connect4_run():
+    path = "checkpoints/pretrained/connect4_classic.pt"
+    (row,) = run_script("bench/training_compute.py", path, "resnet=1x8")
+    game = make_game("connect4", rows=6, cols=7, forbidden=None)
+    cells, convs = 42, [game.planes, 32, 64, 128]
+    body = sum(a * b * 9 * cells for a, b in zip(convs, convs[1:]))
+    heads = 128 * 4 * cells + 4 * cells * 7 + 128 * 2 * cells + 2 * cells * 64 + 64
+    assert row["multiply_adds"] == body + heads
+    # a quarter of the moves searched with 200 simulations and recorded, the rest with 32
+    assert row["simulations_per_ply"] == 0.25 * 200 + 0.75 * 32
+    counters = checkpoint.load(ROOT / path)["counters"]
+    assert row["games"] == counters["games"]
+    assert row["plies_per_game"] * row["games"] == pytest.approx(4 * counters["positions"], rel=1e-3)
+    tower = (game.planes * 8 + 2 * 8 * 8) * 9 * cells + (8 * 2 + 8) * cells
+    tower += 2 * cells * 7 + cells * 8 + 8
+    assert row["resnet"]["multiply_adds"] == tower
+
+
+def test_training_compute_refuses_a_missing_checkpoint_in_one_sentence(tmp_path):
+    result = run_script_process("bench/training_compute.py", str(tmp_path / "none.pt"))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"no checkpoint at {tmp_path / 'none.pt'}."

@@ -1,0 +1,81 @@
+"""What a trained network cost: its size, the multiply-adds of one evaluation, and the
+self-play search that trained it, read from its checkpoint's counters and config.
+
+    python bench/training_compute.py CHECKPOINT [resnet=BLOCKSxCHANNELS]
+
+Self-play's simulations are counted as played: with playout cap randomisation
+(`selfplay.full_search_share` below 1) only the fully searched moves are recorded, so the
+plies played are the recorded positions over that share, and each ply searched either
+`mcts.simulations` or `selfplay.fast_simulations` times. `resnet=5x128` also prints the
+multiply-adds of a residual tower of that size on the same board (`model=resnet`), to set the
+run beside a published one with such a tower. Prints one JSON line.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import torch
+
+from alphazero.nn import checkpoint
+from alphazero.nn.network import build_model
+from games import make_game
+
+
+def multiply_adds(model: torch.nn.Module, spec) -> int:
+    """Multiply-adds of one position's evaluation (convolutions and linear layers)."""
+    total = 0
+
+    def count(module, _inputs, output):
+        nonlocal total
+        if isinstance(module, torch.nn.Conv2d):
+            kernel = module.kernel_size[0] * module.kernel_size[1]
+            total += (module.in_channels * module.out_channels * kernel
+                      * output.shape[-2] * output.shape[-1] // module.groups)
+        elif isinstance(module, torch.nn.Linear):
+            total += module.in_features * module.out_features
+
+    hooks = [m.register_forward_hook(count) for m in model.modules()]
+    with torch.no_grad():
+        model.eval()(torch.zeros(1, spec.planes, spec.height, spec.width))
+    for hook in hooks:
+        hook.remove()
+    return total
+
+
+def training_compute(path: str, resnet: str | None) -> dict:
+    saved = checkpoint.load(path)
+    game = make_game(saved["game"], **saved["game_params"])
+    model = build_model(saved["model_kind"], game, **saved["model_sizes"])
+    config, counters = saved["config"], saved["counters"]
+    selfplay, simulations = config["selfplay"], config["mcts"]["simulations"]
+    share = selfplay["full_search_share"]
+    plies = counters["positions"] / share
+    per_ply = share * simulations + (1 - share) * selfplay["fast_simulations"]
+    cost = multiply_adds(model, game)
+    report = {"checkpoint": path, "game": saved["game"], "parameters":
+              sum(p.numel() for p in model.parameters()), "multiply_adds": cost,
+              "games": counters["games"], "plies_per_game": round(plies / counters["games"], 1),
+              "simulations_per_ply": round(per_ply, 1),
+              "selfplay_simulations": round(plies * per_ply),
+              "selfplay_multiply_adds": f"{plies * per_ply * cost:.3g}"}
+    if resnet:
+        blocks, channels = (int(n) for n in resnet.split("x"))
+        tower = build_model("resnet", game, blocks=blocks, channels=channels)
+        report["resnet"] = {"size": resnet, "parameters":
+                            sum(p.numel() for p in tower.parameters()),
+                            "multiply_adds": multiply_adds(tower, game)}
+    return report
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    tower = next((a.split("=", 1)[1] for a in args if a.startswith("resnet=")), None)
+    paths = [a for a in args if not a.startswith("resnet=")]
+    if len(paths) != 1 or (tower and not re.fullmatch(r"[1-9]\d*x[1-9]\d*", tower)):
+        sys.exit("usage: python bench/training_compute.py CHECKPOINT [resnet=BLOCKSxCHANNELS]")
+    try:
+        print(json.dumps(training_compute(paths[0], tower)))
+    except checkpoint.CheckpointError as error:
+        sys.exit(str(error))
