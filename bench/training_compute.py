@@ -46,13 +46,16 @@ def multiply_adds(model: torch.nn.Module, spec) -> int:
 
 def training_compute(path: str, resnet: str | None) -> dict:
     saved = checkpoint.load(path)
+    if "counters" not in saved:
+        raise checkpoint.CheckpointError(f"{path} holds a network without its run's counters; "
+                                         "give a run's checkpoint, such as checkpoints/RUN/latest.pt.")
     game = make_game(saved["game"], **saved["game_params"])
     model = build_model(saved["model_kind"], game, **saved["model_sizes"])
     config, counters = saved["config"], saved["counters"]
     selfplay, simulations = config["selfplay"], config["mcts"]["simulations"]
-    share = selfplay["full_search_share"]
+    share = selfplay.get("full_search_share", 1.0)  # runs before playout caps searched every move
     plies = counters["positions"] / share
-    per_ply = share * simulations + (1 - share) * selfplay["fast_simulations"]
+    per_ply = share * simulations + (1 - share) * selfplay.get("fast_simulations", 0)
     cost = multiply_adds(model, game)
     report = {"checkpoint": path, "game": saved["game"], "parameters":
               sum(p.numel() for p in model.parameters()), "multiply_adds": cost,

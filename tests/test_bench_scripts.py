@@ -124,7 +124,12 @@ def test_training_compute_counts_the_shipped_classic_connect4_run():
     assert row["resnet"]["multiply_adds"] == tower
 
 
-def test_training_compute_refuses_a_missing_checkpoint_in_one_sentence(tmp_path):
+def test_training_compute_refuses_what_is_not_a_runs_checkpoint_in_one_sentence(tmp_path,
+                                                                                tiny_checkpoint):
     result = run_script_process("bench/training_compute.py", str(tmp_path / "none.pt"))
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert result.stderr.strip() == f"no checkpoint at {tmp_path / 'none.pt'}."
+    network_only = tiny_checkpoint(tmp_path / "net.pt", make_game("connect4"))
+    result = run_script_process("bench/training_compute.py", str(network_only))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert result.stderr.strip().count(". ") == 0 and "counters" in result.stderr
