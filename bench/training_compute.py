@@ -44,6 +44,11 @@ def multiply_adds(model: torch.nn.Module, spec) -> int:
     return total
 
 
+def network_cost(model: torch.nn.Module, spec) -> dict:
+    return {"parameters": sum(p.numel() for p in model.parameters()),
+            "multiply_adds": multiply_adds(model, spec)}
+
+
 def training_compute(path: str, resnet: str | None) -> dict:
     saved = checkpoint.load(path)
     if "counters" not in saved:
@@ -56,9 +61,9 @@ def training_compute(path: str, resnet: str | None) -> dict:
     share = selfplay.get("full_search_share", 1.0)  # runs before playout caps searched every move
     plies = counters["positions"] / share
     per_ply = share * simulations + (1 - share) * selfplay.get("fast_simulations", 0)
-    cost = multiply_adds(model, game)
-    report = {"checkpoint": path, "game": saved["game"], "parameters":
-              sum(p.numel() for p in model.parameters()), "multiply_adds": cost,
+    network = network_cost(model, game)
+    cost = network["multiply_adds"]
+    report = {"checkpoint": path, "game": saved["game"], **network,
               "games": counters["games"], "plies_per_game": round(plies / counters["games"], 1),
               "simulations_per_ply": round(per_ply, 1),
               "selfplay_simulations": round(plies * per_ply),
@@ -66,9 +71,7 @@ def training_compute(path: str, resnet: str | None) -> dict:
     if resnet:
         blocks, channels = (int(n) for n in resnet.split("x"))
         tower = build_model("resnet", game, blocks=blocks, channels=channels)
-        report["resnet"] = {"size": resnet, "parameters":
-                            sum(p.numel() for p in tower.parameters()),
-                            "multiply_adds": multiply_adds(tower, game)}
+        report["resnet"] = {"size": resnet, **network_cost(tower, game)}
     return report
 
 
