@@ -3,8 +3,9 @@ all build theirs here, from a composed config.
 
 The advisors are the ones `game.advisors` turns on, built for the game the network was
 trained on; `search_alone=true` builds none, whatever the game's config says, so the agent is
-the network's search alone. A process that has not imported torch and plays on a CPU in
-float32 takes the network from the cache (alphazero.nn.network_cache) and never imports it.
+the network's search alone. A process that has not imported torch and plays on a CPU takes
+the network from the cache (alphazero.nn.network_cache) and never imports it; its path
+(`selfplay.precision`, `auto` by default) is chosen from the cached ONNX model.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from alphazero.config.paths import PRETRAINED_DIR
 from alphazero.config.threads import chosen_threads, give_torch_threads
 from alphazero.nn import checkpoint
 from alphazero.nn.network_cache import cached_network, checkpoint_info, use_cache
+from alphazero.nn import openvino_session, precision as precisions
 from alphazero.nn.onnx_session import OnnxInference
 from alphazero.search.puct import SearchConfig
 from games import game_advisors, make_game
@@ -50,11 +52,30 @@ def build_agent(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
 
 def network_agent(game, cfg: DictConfig, path, seed: int = 0) -> NetworkAgent:
     """The agent of the network in checkpoint file `path`, as `checkpoint_agent` builds it."""
-    if use_cache() and device_name(cfg.device) == "cpu" and cfg.selfplay.precision == "float32":
+    precision = cfg.selfplay.precision
+    if use_cache() and device_name(cfg.device) == "cpu" and runs_cached(precision):
         network = cached_network(path)
         return _agent(game, cfg, network.info, path, seed,
-                      lambda trained_game: OnnxInference(network.model, chosen_threads()))
+                      lambda trained_game: cached_inference(network.model, trained_game, precision))
     return checkpoint_agent(game, cfg, checkpoint.load(path), path, seed)
+
+
+def runs_cached(precision: str) -> bool:
+    """Whether a cached network runs in `precision` without torch (bfloat16 needs OpenVINO)."""
+    return precision in ("auto", "float32") or (precision == "bfloat16"
+                                                 and openvino_session.available())
+
+
+def cached_inference(model: bytes, trained_game, precision: str) -> OnnxInference:
+    """The cached ONNX model in `precision`, or on the path `auto` chooses (said once)."""
+    threads = chosen_threads()
+    if precision == "auto":
+        choice = precisions.choose(model, trained_game, threads)
+        precisions.say_once(choice)
+        path = (choice.precision, choice.runtime)
+    else:
+        path = precisions.FLOAT32 if precision == "float32" else precisions.BFLOAT16
+    return OnnxInference(precisions.cpu_runner(model, path, threads), *path)
 
 
 def checkpoint_agent(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -> NetworkAgent:

@@ -3,12 +3,15 @@
 KIND is one of
   search    batched PUCT with a free evaluator, per tree count (search and encoding alone)
   pure      pure-MCTS iterations/s next to the game core's random playouts/s, same process
-  network   the 6-layer net's positions/s at batch 1, 64, 256 for each precision and, on
-            a CPU, through torch and through ONNX Runtime
-  selfplay  self-play at the default settings, next to the bare network's positions/s at
-            the same batch and precision, measured in the same process; workers=N runs N
-            processes on one shared inference service (the default on a GPU)
-  train     trainer samples/s at the default batch size
+  network   the 6-layer net's positions/s at batch 1, 64, 256 on every path the device
+            runs (a CPU: float32 through torch and ONNX Runtime, bfloat16 through torch and,
+            with bfloat16 units, OpenVINO), and the path `precision=auto` chooses
+  selfplay  self-play at the default settings (precision=auto, or precision=float32 ...),
+            next to the bare network's positions/s at the same batch and precision, measured
+            in the same process; workers=N runs N processes on one shared inference service
+            (the default on a GPU)
+  train     trainer samples/s at the default batch size, in float32 and in the precision
+            train.precision=auto chooses (bfloat16 autocast on a CPU with bfloat16 units)
   engines   GTP engines' seconds per move alone and side by side, and the ratio
             (engines=2, moves=6; alphazero/bench/engines.py)
 NAME is what `game=NAME` names on every command: a game's config (conf/game/, such as
@@ -17,7 +20,7 @@ iterations, seconds, batch, threads, device, workers, share, fast, moves, engine
 parameters on top of it, e.g. `size=19`. Rows print as a table, or with --json as one JSON
 object each. `threads` sets torch's thread count (auto: one; default: torch's own choice),
 `device` where the networks run (auto, the default: CUDA when present; cpu; cuda:N), as on
-every command.
+every command; `precision` self-play's network precision (auto, float32, bfloat16).
 """
 from __future__ import annotations
 
@@ -32,7 +35,9 @@ import torch
 
 from alphazero.bench.engines import bench_engines
 from alphazero.search.puct import BatchedSearch, SearchConfig
-from alphazero.nn.network import Inference, build_model, measure_inference
+from alphazero.nn.network import (Inference, build_model, measure_inference, resolve_precision,
+                                  resolve_runtime)
+from alphazero.nn.precision import candidate_paths
 from alphazero.nn.checkpoint import weights_to_bytes
 from alphazero.workers.pool import LocalPool, WorkerSpec
 from alphazero.search.pure_mcts import PureMCTS
@@ -40,7 +45,7 @@ from alphazero.config.devices import device_name, select_device
 from alphazero.config.settings import default_config, validate_threads
 from alphazero.config.threads import use_search_threads
 from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker
-from alphazero.train.trainer import Trainer, measure_training
+from alphazero.train.trainer import Trainer, measure_training, training_precision
 from alphazero.config.presets import named_game
 from games import GameError
 from games.core.cli import parse_overrides
@@ -115,10 +120,12 @@ def bench_pure(game, options: dict) -> list[dict]:
 
 def _network_paths(device: torch.device) -> list[tuple[str, str]]:
     """(precision, runtime) pairs `device` can run: on a CPU float32 both through torch
-    and through ONNX Runtime (the default), and bfloat16; on CUDA torch at each precision."""
+    and through ONNX Runtime, bfloat16 through torch and (with bfloat16 units and OpenVINO)
+    through OpenVINO; on CUDA torch at each precision."""
     if device.type == "cuda":
         return [("float32", "torch"), ("bfloat16", "torch"), ("float16", "torch")]
-    return [("float32", "torch"), ("float32", "onnxruntime"), ("bfloat16", "torch")]
+    paths = [("float32", "torch"), ("float32", "onnxruntime"), ("bfloat16", "torch")]
+    return paths + [path for path in candidate_paths() if path not in paths]
 
 
 def _device(options: dict) -> torch.device:
@@ -126,15 +133,19 @@ def _device(options: dict) -> torch.device:
 
 
 def bench_network(game, options: dict) -> list[dict]:
+    """Every path's positions/s, side by side (drift hits all), and `auto`'s choice marked."""
     seconds = float(options.get("seconds", 2.0))
     model = build_model("cnn", game).to(_device(options))
+    chosen, _ = resolve_precision("auto", model, game, _device(options))
+    auto = (chosen, resolve_runtime("auto", _device(options), chosen))
     rows = []
     for batch in options.get("batch", [1, 64, 256]):
-        for precision, runtime in _network_paths(_device(options)):  # side by side: drift hits all
+        for precision, runtime in _network_paths(_device(options)):
             rate = measure_inference(model, game, batch, precision, seconds, runtime)
             rows.append({"game": game.name, "params": game.params(), "device": _device(options).type,
                          "threads": torch.get_num_threads(), "batch": batch,
                          "precision": precision, "runtime": runtime,
+                         "auto": (precision, runtime) == auto,
                          "positions_per_s": round(rate)})
     return rows
 
@@ -188,7 +199,9 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     seconds = float(options.get("seconds", 10.0))
     config = _selfplay_config(options)
     model = build_model("cnn", game).to(_device(options))
-    inference = Inference(model, _device(options), "float32")
+    precision, _ = resolve_precision(str(options.get("precision", "auto")), model, game,
+                                     _device(options))
+    inference = Inference(model, _device(options), precision)
     counts = {"positions": 0, "network_s": 0.0, "simulations": 0}
 
     def counting(planes, legal):
@@ -258,7 +271,8 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
     torch.set_num_threads(1)  # as the service runs the network (on a CPU)
     config = _selfplay_config(options)
     model = build_model("cnn", game).to(_device(options))
-    precision = "float32"
+    precision, _ = resolve_precision(str(options.get("precision", "auto")), model, game,
+                                     _device(options))
     spec = WorkerSpec(game_name=game.name, game_params=game.params(), model_kind="cnn",
                       model_sizes={}, device=_device(options).type, precision=precision,
                       selfplay=config, search=SearchConfig.from_cfg(default_config().mcts),
@@ -291,22 +305,27 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
 
 
 def bench_train(game, options: dict) -> list[dict]:
+    """Samples/s in float32 and in the precision train.precision=auto chooses, each batch
+    size side by side."""
     seconds = float(options.get("seconds", 3.0))
+    chosen = training_precision("auto", _device(options))
     rows = []
     for batch in options.get("batch", [256]):
-        train = default_config().train
-        trainer = Trainer(build_model("cnn", game).to(_device(options)), train.lr, train.l2,
-                          train.optimizer, device=_device(options))
-        rows.append({"game": game.name, "params": game.params(), "device": _device(options).type,
-                     "threads": torch.get_num_threads(), "batch": batch,
-                     "samples_per_s": round(measure_training(trainer, game, batch, seconds))})
+        for precision in dict.fromkeys(["float32", chosen]):
+            train = default_config().train
+            trainer = Trainer(build_model("cnn", game).to(_device(options)), train.lr, train.l2,
+                              train.optimizer, device=_device(options), precision=precision)
+            rows.append({"game": game.name, "params": game.params(), "device": _device(options).type,
+                         "threads": torch.get_num_threads(), "batch": batch,
+                         "precision": precision, "auto": precision == chosen,
+                         "samples_per_s": round(measure_training(trainer, game, batch, seconds))})
     return rows
 
 
 BENCHES = {"search": bench_search, "pure": bench_pure, "network": bench_network,
            "selfplay": bench_selfplay, "train": bench_train, "engines": bench_engines}
 BENCH_KEYS = {"trees", "simulations", "iterations", "seconds", "batch", "threads", "device",
-              "share", "fast", "workers", "moves", "engines"}
+              "share", "fast", "workers", "moves", "engines", "precision"}
 
 
 def print_table(rows: list[dict]) -> None:

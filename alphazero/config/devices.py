@@ -12,7 +12,7 @@ import sys
 
 from alphazero.config.errors import ConfigError
 
-PRECISIONS = ("float32", "bfloat16", "float16")
+PRECISIONS = ("auto", "float32", "bfloat16", "float16")
 # NVIDIA's device files, WSL's GPU and ROCm's (which torch drives through torch.cuda too)
 GPU_DEVICE_FILES = ("/dev/nvidia[0-9]*", "/dev/dxg", "/dev/kfd")
 

@@ -16,6 +16,7 @@ from games import Game, game_advisors, make_game
 
 POOL_KINDS = ("local", "ray")
 OPTIMIZERS = ("adam", "sgd")
+TRAIN_PRECISIONS = ("auto", "float32", "bfloat16")  # train.precision (alphazero.train.trainer)
 SOLVER_KINDS = ("random", "early", "selfplay", "stages")  # evaluate's solver_kind (alphazero.evaluate.judges)
 SEATS = ("first", "second")  # play's human
 CURVE_MODES = ("winrate", "elo")  # curve's curve.mode (alphazero.curve)
@@ -70,6 +71,9 @@ def validate(cfg: DictConfig) -> None:
         raise ConfigError(f"eval.gate must be pure or previous, not {cfg.eval.gate!r}.")
     if cfg.eval.threshold > 1:
         raise ConfigError(f"eval.threshold must be a score from 0 to 1, not {cfg.eval.threshold}.")
+    if cfg.train.precision not in TRAIN_PRECISIONS:
+        raise ConfigError(f"train.precision must be one of {', '.join(TRAIN_PRECISIONS)}, not "
+                          f"{cfg.train.precision!r}.")
     if cfg.train.optimizer not in OPTIMIZERS:
         raise ConfigError(f"train.optimizer must be one of {', '.join(OPTIMIZERS)}, not "
                           f"{cfg.train.optimizer!r}.")

@@ -15,12 +15,14 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from alphazero.nn.onnx_runtime import OnnxRuntimeNetwork
+from alphazero.nn import openvino_session, precision as precisions
+from alphazero.nn.onnx_runtime import ExportedNetwork, export_model
 from alphazero.config.devices import check_precision
 from alphazero.nn.denormals import flush_denormals
 
 ILLEGAL_LOGIT = -1e9
-RUNTIMES = ("auto", "torch", "onnxruntime")
+RUNTIMES = ("auto", "torch", "onnxruntime", "openvino")
+EXPORTED_RUNTIMES = {"onnxruntime": "float32", "openvino": "bfloat16"}  # runtime: its precision
 _AUTOCAST_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -138,13 +140,37 @@ def build_model(kind: str, spec, **sizes) -> nn.Module:
 
 
 def resolve_runtime(runtime: str, device: torch.device, precision: str) -> str:
+    """The runtime of a concrete precision: on a CPU float32 through ONNX Runtime and
+    bfloat16 through OpenVINO where it is installed; torch elsewhere."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime '{runtime}'; choose one of: {', '.join(RUNTIMES)}.")
     if runtime == "auto":
-        return "onnxruntime" if device.type == "cpu" and precision == "float32" else "torch"
-    if runtime == "onnxruntime" and (device.type != "cpu" or precision != "float32"):
-        raise ValueError("the onnxruntime runtime runs float32 on the CPU only.")
+        if device.type != "cpu":
+            return "torch"
+        if precision == "float32":
+            return "onnxruntime"
+        return "openvino" if openvino_session.available() else "torch"
+    if runtime in EXPORTED_RUNTIMES and (device.type != "cpu"
+                                         or precision != EXPORTED_RUNTIMES[runtime]):
+        raise ValueError(f"the {runtime} runtime runs {EXPORTED_RUNTIMES[runtime]} on the CPU only.")
+    if runtime == "openvino" and not openvino_session.available():
+        raise ValueError("the openvino runtime needs OpenVINO: pip install openvino.")
     return runtime
+
+
+def resolve_precision(precision: str, model: nn.Module, game, device: torch.device,
+                      threads: int | None = None):
+    """(precision, the Choice that made it or None): `auto` on a CPU is the fastest path
+    that agrees with float32 on the game's positions (alphazero.nn.precision), on CUDA
+    float32 (bfloat16 and float16 ran these small networks slower on an H200)."""
+    if precision != "auto":
+        return precision, None
+    if torch.device(device).type != "cpu":
+        return "float32", None
+    model = model.eval()
+    onnx_model = export_model(model, (game.planes, game.height, game.width), game.num_actions)
+    choice = precisions.choose(onnx_model, game, threads or torch.get_num_threads())
+    return choice.precision, choice
 
 
 class Inference:
@@ -153,8 +179,10 @@ class Inference:
     It puts the model on `device` and runs it in eval mode; if a trainer shares the model
     and left it in train mode, each call switches it back.
 
-    On a CPU in float32 ONNX Runtime runs the model by default (runtime="auto"): it is
-    faster there (alphazero/nn/onnx_runtime.py); runtime="torch" keeps torch's own path.
+    On a CPU the model runs through its ONNX model by default (runtime="auto"): float32 by
+    ONNX Runtime, bfloat16 by OpenVINO where it is installed (alphazero/nn/onnx_runtime.py);
+    runtime="torch" keeps torch's own path. `precision` is a concrete one (resolve_precision
+    turns `auto` into one).
 
     On CUDA each batch is padded to one of a few sizes (`padded_batch`) and the network runs
     as a CUDA graph captured once per size: a network this small costs more to launch op by
@@ -172,7 +200,8 @@ class Inference:
         self.model = model.to(self.device, memory_format=torch.channels_last).eval()
         self.graphs: dict = {}  # (padded size, plane shape, actions) -> CapturedBatch
         self.graph_pool = None  # one memory pool for every graph: they never run at once
-        self.onnx = OnnxRuntimeNetwork(self.model) if self.runtime == "onnxruntime" else None
+        self.onnx = (ExportedNetwork(self.model, (precision, self.runtime))
+                     if self.runtime in EXPORTED_RUNTIMES else None)
 
     def load_state_dict(self, state_dict: dict) -> None:
         self.model.load_state_dict(state_dict)
@@ -299,10 +328,14 @@ def measure_inference(model: nn.Module, spec, batch: int, precision: str = "floa
 def build_inference(kind: str, game, sizes: dict, device: torch.device, precision: str,
                     weights: dict | None = None) -> Inference:
     """A `kind` network of `sizes` for `game` on `device`, with `weights` (a state dict) if
-    given, ready for the search: every place that runs a network builds it here."""
+    given, ready for the search: every place that runs a network builds it here. `auto`
+    precision is chosen with these weights and said once on stderr."""
     model = build_model(kind, game, **sizes)
     if weights is not None:
         model.load_state_dict(weights)
+    precision, choice = resolve_precision(precision, model, game, device)
+    if choice is not None:
+        precisions.say_once(choice)
     return Inference(model.to(device), device, precision)
 
 

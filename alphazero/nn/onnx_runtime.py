@@ -1,6 +1,7 @@
-"""A torch network run on the CPU by ONNX Runtime, which convolves these small nets faster
-than torch's float32 path: 1.4-1.6x at batches of 1 to 256 on one thread, self-play 1.4x
-(docs/performance.md, "The network on a CPU through ONNX Runtime").
+"""A torch network run on the CPU through its ONNX model: in float32 by ONNX Runtime, which
+convolves these small nets faster than torch's float32 path (1.4-1.6x at batches of 1 to 256
+on one thread, self-play 1.4x; docs/performance.md, "The network on a CPU through ONNX
+Runtime"), or in bfloat16 by OpenVINO (alphazero.nn.openvino_session).
 
 The model is exported afresh whenever its weights change (tensors' version counters tell:
 an optimizer step, load_state_dict and batch-norm statistics all bump them), which takes
@@ -20,17 +21,19 @@ import numpy as np
 import torch
 from torch import nn
 
-from alphazero.nn.onnx_session import cpu_session, run
+from alphazero.nn.precision import FLOAT32, cpu_runner
 
 OPSET = 18
 INPUTS, OUTPUTS = ("planes", "legal"), ("log_policy", "value")
 
 
-class OnnxRuntimeNetwork:
-    """(log_policy, value) of `model`'s current weights for numpy batches, on the CPU."""
+class ExportedNetwork:
+    """(log_policy, value) of `model`'s current weights for numpy batches, on the CPU by
+    `path` (alphazero.nn.precision: float32 through ONNX Runtime, bfloat16 through OpenVINO)."""
 
-    def __init__(self, model: nn.Module):
+    def __init__(self, model: nn.Module, path: tuple[str, str] = FLOAT32):
         self.model = model
+        self.path = path
         self.session = None
         self.weights_version = None
         self.exporting = threading.Lock()  # the exporter traces the model: one thread at a time
@@ -42,10 +45,10 @@ class OnnxRuntimeNetwork:
             version = _weights_version(self.model)
             if self.session is None or version != self.weights_version:
                 model = export_model(self.model, planes.shape[1:], legal.shape[1])
-                self.session = cpu_session(model, torch.get_num_threads())
+                self.session = cpu_runner(model, self.path, torch.get_num_threads())
                 self.weights_version = version
             session = self.session
-        return run(session, planes, legal)
+        return session(planes, legal)
 
 
 def _weights_version(model: nn.Module) -> tuple:

@@ -1,6 +1,7 @@
-"""A network's ONNX model run by ONNX Runtime on the CPU, without torch: the session every
-network here runs in on a CPU, and `OnnxInference`, a model of the network cache
-(alphazero.nn.network_cache) as the search calls it.
+"""A network's ONNX model run by ONNX Runtime on the CPU, without torch: the float32 session
+every network here can run in on a CPU, and `OnnxInference`, a model of the network cache
+(alphazero.nn.network_cache) as the search calls it, on the path `precision=auto` chooses
+(alphazero.nn.precision).
 
 The model takes `planes` float32 [n, P, H, W] and `legal` bool [n, A] and gives `log_policy`
 float32 [n, A] and `value` float32 [n] (alphazero.nn.onnx_runtime exports it).
@@ -36,19 +37,27 @@ def run(session: onnxruntime.InferenceSession, planes: np.ndarray,
     return log_policy, value
 
 
-class OnnxInference:
-    """Evaluates batches of positions for the search, as alphazero.nn.network.Inference does
-    on a CPU in float32: numpy in, numpy out."""
-
-    precision, runtime = "float32", "onnxruntime"
+class OnnxRuntimeSession:
+    """(log_policy, value) of an ONNX model for numpy batches, in float32."""
 
     def __init__(self, model: bytes, threads: int):
         self.session = cpu_session(model, threads)
+
+    def __call__(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return run(self.session, planes, legal)
+
+
+class OnnxInference:
+    """Evaluates batches of positions for the search, as alphazero.nn.network.Inference does
+    on a CPU: numpy in, numpy out. `runner` runs the model (alphazero.nn.precision.cpu_runner)."""
+
+    def __init__(self, runner, precision: str = "float32", runtime: str = "onnxruntime"):
+        self.session, self.precision, self.runtime = runner, precision, runtime
 
     def __call__(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """planes float32 [n, P, H, W], legal bool [n, A] -> (priors float32 [n, A] summing
         to 1 over the legal actions, values float32 [n] from the side to move's view)."""
         if len(planes) == 0:
             return np.zeros(legal.shape, np.float32), np.zeros(0, np.float32)
-        log_policy, value = run(self.session, planes, legal)
+        log_policy, value = self.session(planes, legal)
         return np.exp(log_policy), value

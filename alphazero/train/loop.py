@@ -32,7 +32,9 @@ from alphazero.train import game_log
 from alphazero.train.distributed import DataParallelTrainer
 from alphazero.evaluate.match import Gate
 from alphazero.config.devices import select_device
-from alphazero.nn.network import Inference, build_model
+from alphazero.nn import precision as precisions
+from alphazero.nn.network import Inference, build_model, resolve_precision
+from alphazero.nn.onnx_runtime import export_model
 from alphazero.config.paths import CONF_DIR
 from alphazero.agent.agent import NetworkAgent
 from alphazero.agent.build import build_agent
@@ -66,7 +68,7 @@ class TrainingRun:
         sizes = OmegaConf.to_container(cfg.model.sizes)
         self.model = build_model(cfg.model.kind, self.game, **sizes).to(self.device)
         self.trainer_args = {"lr": cfg.train.lr, "weight_decay_l2": cfg.train.l2,
-                             "optimizer": cfg.train.optimizer}
+                             "optimizer": cfg.train.optimizer, "precision": cfg.train.precision}
         self.trainer = Trainer(self.model, device=self.device, **self.trainer_args)
         g = self.game
         self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
@@ -78,9 +80,14 @@ class TrainingRun:
         self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.run_name(cfg)
         self.run_dir = run_dir
         self.writer = SummaryWriter(str(run_dir))
+        # `auto` chosen once, here, for every worker and the gate: on this machine's CPU, the
+        # fastest path that agrees with float32 (alphazero.nn.precision); checked every round
+        self.precision, self.precision_choice = resolve_precision(
+            cfg.selfplay.precision, self.model, g, self.device)
+        self.precision_warned = False
         self.spec = WorkerSpec(
             game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
-            model_sizes=sizes, device=cfg.device, precision=cfg.selfplay.precision,
+            model_sizes=sizes, device=cfg.device, precision=self.precision,
             selfplay=SelfPlayConfig.from_cfg(cfg), search=SearchConfig.from_cfg(cfg.mcts),
             seed=cfg.seed)
 
@@ -166,6 +173,7 @@ class TrainingRun:
     def run(self) -> None:
         cfg = self.cfg
         self.writer.add_text("config", "```\n" + OmegaConf.to_yaml(cfg, resolve=True) + "\n```")
+        self.tell_precisions()
         if cfg.train.resume:
             self.resume(cfg.train.resume)
             self.spec = replace(self.spec, seed=selfplay_seed(cfg.seed, self.counters["games"]))
@@ -190,6 +198,7 @@ class TrainingRun:
                 self.one_round(pool, progress)
                 self.keep_snapshot(games_before)
                 pool.publish(weights_to_bytes(self.model.state_dict()), self.counters["round"])
+                self.check_precision()
                 if cfg.eval.interval and self.counters["round"] % cfg.eval.interval == 0:
                     self.gate(progress)
                 now = time.time()
@@ -222,7 +231,7 @@ class TrainingRun:
         c = self.counters
         gate = Gate(self.game, self.cfg.eval, c["eval_level"], c["eval_best_rate"], seed=c["round"])
         simulations = self.cfg.eval.simulations or self.cfg.mcts.simulations
-        network = Inference(self.model, self.device, self.cfg.selfplay.precision)
+        network = Inference(self.model, self.device, self.precision)
         player = NetworkAgent(self.game, network, simulations, self.spec.search)
         best_path = self.checkpoint_dir / "best.pt"
         best = None
@@ -244,6 +253,39 @@ class TrainingRun:
         opponent = f"pure MCTS {level}" if self.cfg.eval.gate == "pure" else "best"
         say(f"gate vs {opponent}: {result.wins}-{result.draws}-{result.losses}"
             + (" -> best.pt" if promoted else ""))
+
+    def tell_precisions(self) -> None:
+        """The network's path in self-play and the trainer's precision, on stderr and in
+        TensorBoard's text tab."""
+        chosen = self.precision_choice
+        network = chosen.describe() if chosen else f"network in {self.precision}"
+        text = f"{network}; training steps in {self.trainer.precision}"
+        print(text, file=sys.stderr, flush=True)
+        self.writer.add_text("precision", text)
+
+    def check_precision(self) -> None:
+        """The chosen low-precision path against float32 with this round's weights, on the
+        game's positions: `precision/value_error` and `precision/policy_error` (the largest
+        differences), and one warning if they leave the tolerance."""
+        if self.precision_choice is None or self.precision_choice.errors is None:
+            return
+        self.model.eval()
+        onnx_model = export_model(self.model, (self.game.planes, self.game.height, self.game.width),
+                                  self.game.num_actions)
+        planes, legal, _ = precisions.check_positions(self.game)
+        threads = torch.get_num_threads()
+        errors = precisions.differences(
+            precisions.cpu_runner(onnx_model, precisions.FLOAT32, threads),
+            precisions.cpu_runner(onnx_model, (self.precision_choice.precision,
+                                               self.precision_choice.runtime), threads),
+            planes, legal)
+        for key, value in errors.items():
+            self.writer.add_scalar(f"precision/{key}_error", value, self.counters["games"])
+        if not precisions.within_tolerance(errors) and not self.precision_warned:
+            self.precision_warned = True
+            say(f"warning: self-play's {self.precision} network is {errors['value']:.3f} in value "
+                f"and {errors['policy']:.3f} in priors from float32's (tolerance "
+                f"{precisions.TOLERANCE['value']}); selfplay.precision=float32 keeps float32")
 
     def keep_games(self, games) -> None:
         """The round's games into the run's game log, numbered on from the run's count."""

@@ -15,6 +15,7 @@ from torch import nn
 
 from alphazero.config.settings import OPTIMIZERS
 from alphazero.nn.network import median_call_seconds
+from alphazero.nn.precision import BF16_FLAGS, cpu_flags
 
 SGD_MOMENTUM = 0.9
 
@@ -35,14 +36,25 @@ def _mean_entropy(log_policy: torch.Tensor) -> torch.Tensor:
     return -(log_policy.exp() * log_policy).sum(1).mean()
 
 
+def training_precision(setting: str, device: torch.device) -> str:
+    """train.precision made concrete: `auto` is bfloat16 on a CPU with bfloat16 units
+    (2-3x float32's samples/s there; docs/performance.md), else float32."""
+    if setting != "auto":
+        return setting
+    return "bfloat16" if torch.device(device).type == "cpu" and cpu_flags() & BF16_FLAGS else "float32"
+
+
 class Trainer:
     """Owns the optimizer for `model`; one call of train_step is one gradient step."""
 
     def __init__(self, model: nn.Module, lr: float, weight_decay_l2: float, optimizer: str,
-                 device: torch.device | str | None = None):
-        """`lr`, `weight_decay_l2` and `optimizer` are train.lr, train.l2 and
-        train.optimizer (conf/config.yaml: their defaults and meaning)."""
+                 device: torch.device | str | None = None, precision: str = "float32"):
+        """`lr`, `weight_decay_l2`, `optimizer` and `precision` are train.lr, train.l2,
+        train.optimizer and train.precision (conf/config.yaml: their defaults and meaning).
+        In bfloat16 the forward and backward passes run under autocast; the weights, their
+        gradients, the optimizer's state and the loss's sums stay float32."""
         self.device = torch.device(device) if device is not None else next(model.parameters()).device
+        self.precision = training_precision(precision, self.device)
         # channels_last: the layout oneDNN and cuDNN convolve fastest (on one CPU core,
         # 1.05-1.26x the gradient steps of the default layout; docs/performance.md).
         self.model = model.to(self.device, memory_format=torch.channels_last)
@@ -68,7 +80,9 @@ class Trainer:
         planes = self._as_tensor(planes).contiguous(memory_format=torch.channels_last)
         pis, zs = self._as_tensor(pis), self._as_tensor(zs)
         self.model.train()
-        log_policy, value = self.model(planes)
+        with self._autocast():
+            log_policy, value = self.model(planes)
+        value = value.float()  # the log-policy is float32 already (masked_log_softmax)
         value_loss = (zs - value).pow(2).mean()
         policy_loss = -(pis * log_policy).sum(1).mean()
         l2_loss = self.l2 * sum(w.pow(2).sum() for w in self.decayed_weights)
@@ -89,11 +103,15 @@ class Trainer:
     def _kl_after_step(self, planes: torch.Tensor, old_log_policy: torch.Tensor) -> float:
         """KL(policy before the step || after it) on the step's batch, batch-norm statistics
         untouched."""
-        with torch.no_grad(), _buffers_unchanged(self.model):
+        with torch.no_grad(), _buffers_unchanged(self.model), self._autocast():
             new_log_policy = self.model(planes)[0]
         # Each row's KL is >= 0; clamping removes float rounding where a policy barely moved.
         kl = (old_log_policy.exp() * (old_log_policy - new_log_policy)).sum(1).clamp_min(0).mean()
         return kl.item()
+
+    def _autocast(self):
+        return torch.autocast(self.device.type, dtype=torch.bfloat16,
+                              enabled=self.precision == "bfloat16")
 
     def state_dict(self) -> dict:
         """The optimizer's state (tensors and plain data)."""

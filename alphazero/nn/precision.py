@@ -1,0 +1,246 @@
+"""Which precision and runtime a network runs in on a CPU (`precision=auto`, the default).
+
+A path is a (precision, runtime) pair that runs a network's ONNX model without torch:
+float32 through ONNX Runtime (every CPU), bfloat16 through OpenVINO (a CPU with bfloat16
+units: AVX512-BF16 or AMX). `auto` takes the fastest path on this machine whose answers
+agree with float32's, within TOLERANCE, on real positions of the network's game: the leaves
+its shipped network's self-play search evaluated (alphazero/nn/positions/, written by
+bench/precision_positions.py), or positions of random play for a game that has none.
+
+The speeds are measured once per machine, network shape and batch and cached on disk
+(`speeds.json` in the cache folder); the accuracy check runs on every choice, with the
+weights at hand (a few hundred positions: tens of milliseconds).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from alphazero.config.paths import CACHE_DIR
+from alphazero.nn import openvino_session
+from alphazero.nn.onnx_session import OnnxRuntimeSession
+
+POSITIONS_DIR = Path(__file__).with_name("positions")
+FLOAT32 = ("float32", "onnxruntime")
+BFLOAT16 = ("bfloat16", "openvino")
+BF16_FLAGS = {"avx512_bf16", "amx_bf16"}
+# The largest difference from float32 a low-precision path may make on any one of the
+# positions: |value| and the total variation of the priors (half the L1 distance). A
+# difference of 0.05 in value is about what 1/20 of the games' outcomes move a value target
+# by; bfloat16 on the shipped networks stays under half of it (docs/performance.md), while a
+# network quantized without care misses it by far (int8 calibrated on random planes: 0.79).
+TOLERANCE = {"value": 0.05, "policy": 0.05}
+SPEED_BATCH = 64
+SPEED_SECONDS = 0.3
+
+Runner = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def cpu_runner(model: bytes, path: tuple[str, str], threads: int) -> Runner:
+    """A callable (planes, legal) -> (log_policy, value) running `model` on the CPU by `path`."""
+    if path == FLOAT32:
+        return OnnxRuntimeSession(model, threads)
+    if path == BFLOAT16:
+        return openvino_session.OpenVinoSession(model, threads)
+    raise ValueError(f"no CPU path runs {path[0]} through {path[1]}.")
+
+
+@functools.cache
+def cpu_flags() -> frozenset[str]:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+@functools.cache
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def candidate_paths() -> list[tuple[str, str]]:
+    """The CPU paths this machine may run fast: float32 always, bfloat16 where its units are
+    and OpenVINO is installed."""
+    paths = [FLOAT32]
+    if cpu_flags() & BF16_FLAGS and openvino_session.available():
+        paths.append(BFLOAT16)
+    return paths
+
+
+# --- positions ----------------------------------------------------------------------------
+
+def save_positions(path: Path, game_name: str, planes: np.ndarray, legal: np.ndarray) -> Path:
+    """Positions as a compressed file: planes (small whole numbers, as every game encodes
+    them) as uint8, the legal mask packed to bits."""
+    if not np.array_equal(planes, planes.astype(np.uint8)):
+        raise ValueError("positions' planes must be whole numbers from 0 to 255.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, game=game_name, planes=planes.astype(np.uint8),
+                        legal=np.packbits(legal, axis=1), actions=legal.shape[1])
+    return path
+
+
+def stored_positions(game_name: str, shape: tuple, actions: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The stored self-play positions of a network of this game and input shape, if any."""
+    for path in sorted(POSITIONS_DIR.glob("*.npz")):
+        with np.load(path) as data:
+            if (str(data["game"]) == game_name and data["planes"].shape[1:] == tuple(shape)
+                    and int(data["actions"]) == actions):
+                legal = np.unpackbits(data["legal"], axis=1, count=actions).astype(np.bool_)
+                return data["planes"].astype(np.float32), legal
+    return None
+
+
+def random_positions(game, count: int = 256, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of uniformly random play, for a game with no stored positions."""
+    rng = np.random.default_rng(seed)
+    planes, legal = [], []
+    while len(planes) < count:
+        state = game.new_state(rng)
+        while game.status(state) == 0 and len(planes) < count:
+            planes.append(game.encode(state))
+            mask = game.legal_mask(state)
+            legal.append(mask)
+            game.play(state, int(rng.choice(np.flatnonzero(mask))))
+    return np.stack(planes).astype(np.float32), np.stack(legal)
+
+
+def check_positions(game) -> tuple[np.ndarray, np.ndarray, str]:
+    """(planes, legal, where they come from) for the accuracy check of a network of `game`."""
+    stored = stored_positions(game.name, (game.planes, game.height, game.width), game.num_actions)
+    if stored is not None:
+        return (*stored, f"{len(stored[0])} self-play positions")
+    planes, legal = random_positions(game)
+    return planes, legal, f"{len(planes)} positions of random play"
+
+
+# --- accuracy and speed -------------------------------------------------------------------
+
+def differences(reference: Runner, candidate: Runner, planes: np.ndarray,
+                legal: np.ndarray) -> dict[str, float]:
+    """The largest |value| difference and total variation of the priors over the positions."""
+    log_p, value = reference(planes, legal)
+    log_q, value_q = candidate(planes, legal)
+    policy = 0.5 * np.abs(np.exp(log_p) - np.exp(log_q)).sum(axis=1)
+    return {"value": float(np.abs(value - value_q).max()), "policy": float(policy.max())}
+
+
+def within_tolerance(errors: dict[str, float]) -> bool:
+    return all(errors[key] <= limit for key, limit in TOLERANCE.items())
+
+
+def positions_per_second(runner: Runner, planes: np.ndarray, legal: np.ndarray) -> float:
+    """Median positions/s of `runner` on a batch (after a warm-up)."""
+    for _ in range(2):
+        runner(planes, legal)
+    timings, deadline = [], time.perf_counter() + SPEED_SECONDS
+    while time.perf_counter() < deadline or len(timings) < 3:
+        began = time.perf_counter()
+        runner(planes, legal)
+        timings.append(time.perf_counter() - began)
+    return len(planes) / float(np.median(timings))
+
+
+@dataclass
+class Choice:
+    precision: str
+    runtime: str
+    speedup: float              # positions/s against float32's, on this machine
+    errors: dict | None         # the largest differences from float32 (None: float32 itself)
+    checked_on: str             # which positions the check used
+
+    def describe(self) -> str:
+        if self.errors is None:
+            return f"network in float32 through ONNX Runtime ({cpu_name()}: {self.checked_on})"
+        return (f"network in {self.precision} through {RUNTIME_NAMES[self.runtime]}: "
+                f"{self.speedup:.1f}x float32's positions/s on {cpu_name()}; on "
+                f"{self.checked_on} its values within {self.errors['value']:.3f} and priors "
+                f"within {self.errors['policy']:.3f} of float32's")
+
+
+RUNTIME_NAMES = {"onnxruntime": "ONNX Runtime", "openvino": "OpenVINO", "torch": "torch"}
+
+
+def choose(model: bytes, game, threads: int, cache: Path = CACHE_DIR) -> Choice:
+    """The fastest CPU path for the ONNX `model` of a network of `game` that agrees with
+    float32 on the game's positions."""
+    candidates = candidate_paths()
+    if len(candidates) == 1:
+        return Choice(*FLOAT32, 1.0, None, "no faster path on this CPU")
+    planes, legal, checked_on = check_positions(game)
+    reference = cpu_runner(model, FLOAT32, threads)
+    speeds = _cached_speeds(model, game, threads, candidates, planes, legal, cache)
+    best = Choice(*FLOAT32, 1.0, None, f"no faster path agrees with float32 on {checked_on}")
+    for path in sorted(candidates[1:], key=lambda p: -speeds[p[1]]):
+        speedup = speeds[path[1]] / speeds[FLOAT32[1]]
+        if speedup <= 1.0:
+            break
+        errors = differences(reference, cpu_runner(model, path, threads), planes, legal)
+        if within_tolerance(errors):
+            return Choice(*path, speedup, errors, checked_on)
+    return best
+
+
+def _cached_speeds(model: bytes, game, threads: int, candidates, planes, legal,
+                   cache: Path) -> dict[str, float]:
+    """Positions/s of each candidate runtime on this machine for this network's shape,
+    measured once and kept in cache/speeds.json."""
+    key = _speed_key(game, threads, candidates, model)
+    file = cache / "speeds.json"
+    try:
+        known = json.loads(file.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if key not in known:
+        batch = np.resize(np.arange(len(planes)), SPEED_BATCH)
+        known[key] = {runtime: positions_per_second(cpu_runner(model, (precision, runtime), threads),
+                                                    planes[batch], legal[batch])
+                      for precision, runtime in candidates}
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            file.write_text(json.dumps(known, indent=1))
+        except OSError:
+            pass  # measured again next time
+    return known[key]
+
+
+def _speed_key(game, threads: int, candidates, model: bytes) -> str:
+    """This CPU, the runtimes' versions, the network's input shape and its size in bytes
+    (the same architecture, whatever its weights)."""
+    import onnxruntime
+    versions = [onnxruntime.__version__]
+    if BFLOAT16 in candidates:
+        import openvino
+        versions.append(openvino.__version__)
+    text = json.dumps([cpu_name(), sorted(cpu_flags() & BF16_FLAGS), versions, threads,
+                       [game.planes, game.height, game.width, game.num_actions], len(model)])
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+_said: set[str] = set()
+
+
+def say_once(choice: Choice) -> None:
+    """The path chosen, once a process on stderr."""
+    line = choice.describe()
+    if line not in _said:
+        _said.add(line)
+        print(line, file=sys.stderr, flush=True)

@@ -1,0 +1,160 @@
+"""precision=auto: the fastest CPU path that agrees with float32 on real positions of the
+network's game, the stored positions it checks on, and training steps in bfloat16."""
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from alphazero.config.paths import PRETRAINED_DIR
+from alphazero.nn import checkpoint, openvino_session, precision
+from alphazero.nn.network import Inference, build_model, resolve_precision
+from alphazero.nn.onnx_runtime import export_model
+from alphazero.train.trainer import Trainer
+from games import make_game
+
+SHIPPED = sorted(path.stem for path in PRETRAINED_DIR.glob("*.pt"))
+
+
+def shipped(name: str):
+    saved = checkpoint.load(PRETRAINED_DIR / f"{name}.pt")
+    game = make_game(saved["game"], **saved["game_params"])
+    model = build_model(saved["model_kind"], game, **saved["model_sizes"])
+    model.load_state_dict(saved["model"])
+    return game, model.eval()
+
+
+def onnx_of(game, model) -> bytes:
+    return export_model(model, (game.planes, game.height, game.width), game.num_actions)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_network_has_self_play_positions_of_its_shape(name):
+    game, _ = shipped(name)
+    planes, legal, where = precision.check_positions(game)
+    assert "self-play" in where and len(planes) == 512
+    assert planes.shape[1:] == (game.planes, game.height, game.width)
+    assert legal.shape == (512, game.num_actions) and legal.any(axis=1).all()
+    assert np.array_equal(planes, np.round(planes)) and planes.min() >= 0
+
+
+def test_a_game_without_stored_positions_is_checked_on_random_play():
+    game = make_game("connect4", rows=5, cols=5, forbidden=None)
+    planes, legal, where = precision.check_positions(game)
+    assert "random play" in where and planes.shape[1:] == (game.planes, 5, 5)
+    assert legal.any(axis=1).all()
+
+
+def test_positions_survive_a_round_trip(tmp_path):
+    rng = np.random.default_rng(0)
+    planes = rng.integers(0, 2, (10, 3, 4, 5)).astype(np.float32)
+    legal = rng.random((10, 13)) < 0.5
+    precision.save_positions(tmp_path / "p.npz", "connect4", planes, legal)
+    with np.load(tmp_path / "p.npz") as data:
+        assert np.array_equal(data["planes"], planes)
+        assert np.array_equal(np.unpackbits(data["legal"], axis=1, count=13).astype(bool), legal)
+    with pytest.raises(ValueError, match="whole numbers"):
+        precision.save_positions(tmp_path / "q.npz", "connect4", planes + 0.5, legal)
+
+
+@pytest.mark.parametrize("name", ["connect4_classic", "othello", "connect6"])
+def test_openvino_bfloat16_agrees_with_float32_within_the_tolerance(name):
+    """On any CPU (without bfloat16 units OpenVINO computes in float32, closer still)."""
+    game, model = shipped(name)
+    model_bytes = onnx_of(game, model)
+    planes, legal, _ = precision.check_positions(game)
+    errors = precision.differences(precision.cpu_runner(model_bytes, precision.FLOAT32, 1),
+                                   precision.cpu_runner(model_bytes, precision.BFLOAT16, 1),
+                                   planes, legal)
+    assert precision.within_tolerance(errors), errors
+
+
+def _choose_with(monkeypatch, tmp_path, bfloat16_runner, speeds):
+    """choose() on the shipped classic Connect-4 network as if this CPU had bfloat16 units,
+    with the bfloat16 path replaced and the speeds given."""
+    game, model = shipped("connect4_classic")
+    real = precision.cpu_runner
+    monkeypatch.setattr(precision, "candidate_paths", lambda: [precision.FLOAT32, precision.BFLOAT16])
+    monkeypatch.setattr(precision, "cpu_runner", lambda m, path, threads: (
+        bfloat16_runner(real(m, precision.FLOAT32, threads)) if path == precision.BFLOAT16
+        else real(m, path, threads)))
+    monkeypatch.setattr(precision, "_cached_speeds", lambda *args: speeds)
+    return precision.choose(onnx_of(game, model), game, 1, cache=tmp_path)
+
+
+def test_auto_takes_a_faster_path_that_agrees(monkeypatch, tmp_path):
+    def close(reference):
+        return lambda planes, legal: (lambda lp, v: (lp, v + 0.01))(*reference(planes, legal))
+    choice = _choose_with(monkeypatch, tmp_path, close, {"onnxruntime": 100.0, "openvino": 250.0})
+    assert (choice.precision, choice.runtime) == precision.BFLOAT16
+    assert choice.speedup == pytest.approx(2.5)
+    assert choice.errors["value"] == pytest.approx(0.01, abs=1e-6)
+    assert "2.5x float32" in choice.describe() and "512 self-play positions" in choice.describe()
+
+
+def test_auto_refuses_a_path_that_does_not_agree(monkeypatch, tmp_path):
+    def off(reference):
+        return lambda planes, legal: (lambda lp, v: (lp, np.clip(v + 0.2, -1, 1)))(*reference(planes, legal))
+    choice = _choose_with(monkeypatch, tmp_path, off, {"onnxruntime": 100.0, "openvino": 250.0})
+    assert (choice.precision, choice.runtime) == precision.FLOAT32
+    assert "no faster path agrees" in choice.describe()
+
+
+def test_auto_keeps_float32_where_the_other_path_is_slower(monkeypatch, tmp_path):
+    choice = _choose_with(monkeypatch, tmp_path, lambda reference: reference,
+                          {"onnxruntime": 100.0, "openvino": 90.0})
+    assert (choice.precision, choice.runtime) == precision.FLOAT32
+
+
+def test_a_cpu_without_bfloat16_units_keeps_float32_through_onnx_runtime(monkeypatch):
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
+    assert precision.candidate_paths() == [precision.FLOAT32]
+    game, model = shipped("connect4_classic")
+    chosen, choice = resolve_precision("auto", model, game, torch.device("cpu"))
+    assert chosen == "float32" and choice.errors is None
+    assert Inference(model, torch.device("cpu"), chosen).runtime == "onnxruntime"
+
+
+def test_the_speeds_are_measured_once_per_machine_and_shape(monkeypatch, tmp_path):
+    if not openvino_session.available():
+        pytest.skip("needs OpenVINO, which the project installs")
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx512_bf16"}))
+    monkeypatch.setattr(precision, "SPEED_SECONDS", 0.01)
+    game, model = shipped("connect4_classic")
+    model_bytes = onnx_of(game, model)
+    precision.choose(model_bytes, game, 1, cache=tmp_path)
+    measured = (tmp_path / "speeds.json").read_text()
+    monkeypatch.setattr(precision, "positions_per_second", lambda *args: pytest.fail("measured again"))
+    precision.choose(model_bytes, game, 1, cache=tmp_path)
+    assert (tmp_path / "speeds.json").read_text() == measured
+
+
+@pytest.mark.parametrize("kind", ["cnn", "resnet"])
+def test_a_bfloat16_training_step_has_float32s_loss_within_two_percent(kind):
+    """Autocast on a fixed batch of real positions from the same weights (the shipped
+    network's, or a fresh residual tower's): every loss term within 2% (a bfloat16 product
+    keeps 8 significant bits, 0.4%; the sums over the batch stay float32)."""
+    game, model = shipped("connect4_classic")
+    if kind == "resnet":
+        torch.manual_seed(0)
+        model = build_model("resnet", game, blocks=2, channels=16)
+    planes, legal, _ = precision.check_positions(game)
+    pis = (legal / legal.sum(axis=1, keepdims=True)).astype(np.float32)
+    zs = np.random.default_rng(0).choice(np.array([-1.0, 0.0, 1.0], np.float32), len(planes))
+    losses = {}
+    for name in ("float32", "bfloat16"):
+        trainer = Trainer(copy.deepcopy(model), lr=0.0, weight_decay_l2=1e-4, optimizer="sgd",
+                          precision=name)
+        losses[name] = trainer.train_step(planes, pis, zs)
+        assert all(p.dtype == torch.float32 for p in trainer.model.parameters())
+    for key in ("loss/total", "loss/value", "loss/policy", "loss/l2"):
+        assert losses["bfloat16"][key] == pytest.approx(losses["float32"][key], rel=0.02), key
+
+
+def test_training_precision_auto_follows_the_cpu(monkeypatch):
+    from alphazero.train import trainer
+    monkeypatch.setattr(trainer, "cpu_flags", lambda: frozenset({"avx512_bf16"}))
+    assert trainer.training_precision("auto", torch.device("cpu")) == "bfloat16"
+    monkeypatch.setattr(trainer, "cpu_flags", lambda: frozenset({"avx2"}))
+    assert trainer.training_precision("auto", torch.device("cpu")) == "float32"
+    assert trainer.training_precision("bfloat16", torch.device("cpu")) == "bfloat16"
