@@ -39,7 +39,7 @@ def random_line(game, rng, plies: int) -> tuple[np.ndarray, list[str]] | None:
 
 
 def pins(key: str) -> list[dict]:
-    cfg = compose_play([f"game={key}", "seed=0", "threads=1"])
+    cfg = compose_play([f"game={key}", "seed=0", "threads=1", "selfplay.precision=float32"])
     game = build_game(cfg)
     agent = build_agent(game, cfg, "az", seed=0)
     rng, found = np.random.default_rng(12345), []

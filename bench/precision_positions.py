@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from alphazero.config.paths import PRETRAINED_DIR
-from alphazero.config.presets import load_presets
+from alphazero.config.compose import compose_config
 from alphazero.nn import checkpoint
 from alphazero.nn.network import checkpoint_inference
 from alphazero.nn.precision import POSITIONS_DIR, save_positions
@@ -33,7 +33,7 @@ def collect(name: str) -> Path:
     torch.set_num_threads(1)
     saved = checkpoint.load(PRETRAINED_DIR / f"{name}.pt")
     game = make_game(saved["game"], **saved["game_params"])
-    cfg = load_presets()[name].cfg
+    cfg = compose_config("config", [f"game={name}"])  # the recipe's self-play search
     inference = checkpoint_inference(saved, game, torch.device("cpu"))
     rng = np.random.default_rng(0)
     kept_planes, kept_legal = [], []
@@ -47,7 +47,7 @@ def collect(name: str) -> Path:
     config = SelfPlayConfig.from_cfg(cfg, games_in_parallel=GAMES_IN_PARALLEL, full_search_share=1.0)
     worker = SelfPlayWorker(game, sampling, config, SearchConfig.from_cfg(cfg.mcts), seed=0)
     finished = 0
-    while finished < 2 * GAMES_IN_PARALLEL or sum(map(len, kept_planes)) < 2 * POSITIONS:
+    while finished < GAMES_IN_PARALLEL or sum(map(len, kept_planes)) < 2 * POSITIONS:
         finished += len(worker.play_move())
     planes, legal = np.concatenate(kept_planes), np.concatenate(kept_legal)
     chosen = np.sort(rng.choice(len(planes), POSITIONS, replace=False))

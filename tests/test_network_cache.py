@@ -8,7 +8,7 @@ import torch
 from alphazero.nn import checkpoint
 from alphazero.nn.network import Inference, build_model
 from alphazero.nn.network_cache import MOST_ENTRIES, cached_network, evict
-from alphazero.nn.onnx_session import OnnxInference
+from alphazero.nn.onnx_session import OnnxInference, OnnxRuntimeSession
 from games import make_game
 
 
@@ -26,7 +26,7 @@ def test_a_network_is_prepared_once_and_answers_as_torch_does(tmp_path, capsys, 
     rng = np.random.default_rng(0)
     planes = rng.integers(0, 2, (5, game.planes, game.height, game.width)).astype(np.float32)
     legal = rng.random((5, game.num_actions)) < 0.8
-    for ours, torchs in zip(OnnxInference(again.model, 1)(planes, legal),
+    for ours, torchs in zip(OnnxInference(OnnxRuntimeSession(again.model, 1))(planes, legal),
                             Inference(model, torch.device("cpu"), runtime="torch")(planes, legal)):
         np.testing.assert_allclose(ours, torchs, rtol=1e-4, atol=1e-6)
 

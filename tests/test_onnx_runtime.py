@@ -8,7 +8,8 @@ import torch
 
 from alphazero.nn.network import Inference, build_model
 from alphazero.nn.onnx_runtime import export_model
-from alphazero.nn.onnx_session import OnnxInference
+from alphazero.nn import openvino_session
+from alphazero.nn.onnx_session import OnnxInference, OnnxRuntimeSession
 
 from helpers import KINDS, SPEC
 
@@ -77,7 +78,7 @@ def test_a_session_flushes_subnormals_in_every_thread_that_calls_it(make_network
         model.value_head[-2].weight.zero_()
         model.value_head[-2].bias.fill_(3e-39)
     planes, legal = random_batch(2)
-    network = OnnxInference(export_model(model, planes.shape[1:], legal.shape[1]), 1)
+    network = OnnxInference(OnnxRuntimeSession(export_model(model, planes.shape[1:], legal.shape[1]), 1))
     seen = {}
 
     def in_a_fresh_thread():
@@ -99,7 +100,7 @@ def test_onnx_runtime_takes_the_threads_torch_was_given(make_network, random_bat
         torch.set_num_threads(2)
         onnx = Inference(make_network("cnn"), CPU, "float32", runtime="onnxruntime")
         onnx(*random_batch(2))
-        assert onnx.onnx.session.get_session_options().intra_op_num_threads == 2
+        assert onnx.onnx.session.session.get_session_options().intra_op_num_threads == 2
     finally:
         torch.set_num_threads(threads)
 
@@ -107,9 +108,14 @@ def test_onnx_runtime_takes_the_threads_torch_was_given(make_network, random_bat
 def test_runtime_choices(make_network):
     model = make_network("cnn")
     assert Inference(model, CPU, "float32").runtime == "onnxruntime"
-    assert Inference(model, CPU, "bfloat16").runtime == "torch"
+    # bfloat16 on a CPU: OpenVINO, which the project installs, else torch
+    assert Inference(model, CPU, "bfloat16").runtime == (
+        "openvino" if openvino_session.available() else "torch")
+    assert Inference(model, CPU, "bfloat16", runtime="torch").runtime == "torch"
     assert Inference(model, CPU, "float32", runtime="torch").runtime == "torch"
     with pytest.raises(ValueError, match="runs float32 on the CPU only"):
         Inference(model, CPU, "bfloat16", runtime="onnxruntime")
+    with pytest.raises(ValueError, match="runs bfloat16 on the CPU only"):
+        Inference(model, CPU, "float32", runtime="openvino")
     with pytest.raises(ValueError, match="unknown runtime 'tvm'"):
         Inference(model, CPU, "float32", runtime="tvm")

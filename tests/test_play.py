@@ -10,6 +10,7 @@ from alphazero.nn import checkpoint
 from alphazero.config.settings import build_game
 from alphazero.play import make_agent
 from alphazero.agent.build import build_agent
+from alphazero.nn.precision import candidate_paths
 from games import ONGOING, make_game
 
 from helpers import PURE
@@ -118,14 +119,17 @@ def test_agent_searches_with_the_value_settings_its_network_was_trained_with(
 
 
 @pytest.mark.parametrize("command", ["config", "evaluate", "curve", "play", "engine"])
-def test_every_command_runs_the_network_in_float32_unless_told(tmp_path, command, compose_config, tiny_checkpoint):
-    """Self-play in bfloat16 trained weaker Connect6 networks (docs/experiments.md) and moved
-    measured results, so float32 is the one default everywhere, whatever the CPU."""
+def test_every_command_chooses_the_networks_precision_unless_told(tmp_path, command, compose_config, tiny_checkpoint):
+    """`auto` everywhere: the fastest path on this CPU that agrees with float32
+    (alphazero.nn.precision); float32 when asked, through ONNX Runtime."""
     cfg = compose_config(command, "game=connect4_classic", "device=cpu")
-    assert cfg.selfplay.precision == "float32"
+    assert cfg.selfplay.precision == "auto"
     path = tiny_checkpoint(tmp_path / "latest.pt", build_game(cfg))
-    assert build_agent(build_game(cfg), cfg, "az", path).inference.precision == "float32"
-    assert compose_config(command, "selfplay.precision=bfloat16").selfplay.precision == "bfloat16"
+    chosen = build_agent(build_game(cfg), cfg, "az", path).inference.precision
+    assert chosen in {path[0] for path in candidate_paths()}
+    told = compose_config(command, "game=connect4_classic", "device=cpu", "selfplay.precision=float32")
+    inference = build_agent(build_game(told), told, "az", path).inference
+    assert (inference.precision, inference.runtime) == ("float32", "onnxruntime")
 
 
 @pytest.mark.parametrize("game_name", ["connect6", "connect4", "connect4_classic", "othello"])

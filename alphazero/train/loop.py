@@ -173,11 +173,11 @@ class TrainingRun:
     def run(self) -> None:
         cfg = self.cfg
         self.writer.add_text("config", "```\n" + OmegaConf.to_yaml(cfg, resolve=True) + "\n```")
-        self.tell_precisions()
         if cfg.train.resume:
             self.resume(cfg.train.resume)
             self.spec = replace(self.spec, seed=selfplay_seed(cfg.seed, self.counters["games"]))
         pool = self.make_pool()
+        self.tell_precisions()
         devices = ddp_devices(cfg.train.ddp)
         if devices:  # after resuming, so that every replica starts from the same state
             self.trainer = DataParallelTrainer(self.trainer, self.trainer_args, devices)
