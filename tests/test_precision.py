@@ -82,28 +82,53 @@ def _choose_with(monkeypatch, tmp_path, bfloat16_runner, speeds):
     return precision.choose(onnx_of(game, model), game, 1, cache=tmp_path)
 
 
+def speeds(float32: tuple, bfloat16: tuple) -> dict:
+    """Positions/s at each of SPEED_BATCHES (1, 8, 64), as _cached_speeds gives them."""
+    return {runtime: dict(zip(map(str, precision.SPEED_BATCHES), rates))
+            for runtime, rates in (("onnxruntime", float32), ("openvino", bfloat16))}
+
+
+def shifted(by: float):
+    """A bfloat16 path whose values are float32's moved by `by`."""
+    def path(reference):
+        return lambda planes, legal: (lambda lp, v: (lp, np.clip(v + by, -1, 1)))(*reference(planes, legal))
+    return path
+
+
 def test_auto_takes_a_faster_path_that_agrees(monkeypatch, tmp_path):
-    def close(reference):
-        return lambda planes, legal: (lambda lp, v: (lp, v + 0.01))(*reference(planes, legal))
-    choice = _choose_with(monkeypatch, tmp_path, close, {"onnxruntime": 100.0, "openvino": 250.0})
-    assert (choice.precision, choice.runtime) == precision.BFLOAT16
+    choice = _choose_with(monkeypatch, tmp_path, shifted(0.01), speeds((50, 100, 100), (60, 150, 250)))
+    assert (choice.precision, choice.runtime, choice.from_batch) == (*precision.BFLOAT16, 1)
     assert choice.speedup == pytest.approx(2.5)
     assert choice.errors["value"] == pytest.approx(0.01, abs=1e-6)
     assert "2.5x float32" in choice.describe() and "512 self-play positions" in choice.describe()
 
 
+def test_small_batches_stay_float32_where_it_is_faster_there(monkeypatch, tmp_path):
+    """OpenVINO pays more per call: a person's game (one position at a time) keeps float32."""
+    choice = _choose_with(monkeypatch, tmp_path, shifted(0.01), speeds((50, 100, 100), (30, 150, 250)))
+    assert choice.from_batch == 8 and "batches under 8 in float32" in choice.describe()
+    assert (choice.precision_at(1), choice.precision_at(8), choice.precision_at(128)) == (
+        "float32", "bfloat16", "bfloat16")
+
+
 def test_auto_refuses_a_path_that_does_not_agree(monkeypatch, tmp_path):
-    def off(reference):
-        return lambda planes, legal: (lambda lp, v: (lp, np.clip(v + 0.2, -1, 1)))(*reference(planes, legal))
-    choice = _choose_with(monkeypatch, tmp_path, off, {"onnxruntime": 100.0, "openvino": 250.0})
+    choice = _choose_with(monkeypatch, tmp_path, shifted(0.2), speeds((50, 100, 100), (60, 150, 250)))
     assert (choice.precision, choice.runtime) == precision.FLOAT32
     assert "no faster path agrees" in choice.describe()
 
 
 def test_auto_keeps_float32_where_the_other_path_is_slower(monkeypatch, tmp_path):
-    choice = _choose_with(monkeypatch, tmp_path, lambda reference: reference,
-                          {"onnxruntime": 100.0, "openvino": 90.0})
+    choice = _choose_with(monkeypatch, tmp_path, shifted(0.0), speeds((50, 100, 100), (60, 150, 90)))
     assert (choice.precision, choice.runtime) == precision.FLOAT32
+
+
+def test_a_split_runner_sends_small_batches_to_float32():
+    game, model = shipped("connect4_classic")
+    planes, legal, _ = precision.check_positions(game)
+    runner = precision.cpu_runner(onnx_of(game, model), precision.BFLOAT16, 1, from_batch=8)
+    float32 = precision.cpu_runner(onnx_of(game, model), precision.FLOAT32, 1)
+    np.testing.assert_array_equal(runner(planes[:7], legal[:7])[1], float32(planes[:7], legal[:7])[1])
+    assert not np.array_equal(runner(planes[:8], legal[:8])[1], float32(planes[:8], legal[:8])[1])
 
 
 def test_a_cpu_without_bfloat16_units_keeps_float32_through_onnx_runtime(monkeypatch):

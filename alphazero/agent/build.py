@@ -69,13 +69,13 @@ def runs_cached(precision: str) -> bool:
 def cached_inference(model: bytes, trained_game, precision: str) -> OnnxInference:
     """The cached ONNX model in `precision`, or on the path `auto` chooses (said once)."""
     threads = chosen_threads()
-    if precision == "auto":
-        choice = precisions.choose(model, trained_game, threads)
-        precisions.say_once(choice)
-        path = (choice.precision, choice.runtime)
-    else:
+    if precision != "auto":
         path = precisions.FLOAT32 if precision == "float32" else precisions.BFLOAT16
-    return OnnxInference(precisions.cpu_runner(model, path, threads), *path)
+        return OnnxInference(precisions.cpu_runner(model, path, threads), *path)
+    choice = precisions.choose(model, trained_game, threads)
+    precisions.say_once(choice)
+    path = (choice.precision, choice.runtime)
+    return OnnxInference(precisions.cpu_runner(model, path, threads, choice.from_batch), *path)
 
 
 def checkpoint_agent(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -> NetworkAgent:

@@ -159,18 +159,19 @@ def resolve_runtime(runtime: str, device: torch.device, precision: str) -> str:
 
 
 def resolve_precision(precision: str, model: nn.Module, game, device: torch.device,
-                      threads: int | None = None):
+                      batch: int | None = None):
     """(precision, the Choice that made it or None): `auto` on a CPU is the fastest path
-    that agrees with float32 on the game's positions (alphazero.nn.precision), on CUDA
-    float32 (bfloat16 and float16 ran these small networks slower on an H200)."""
+    that agrees with float32 on the game's positions (alphazero.nn.precision), for batches of
+    `batch` positions if given (self-play's); on CUDA float32 (bfloat16 and float16 ran these
+    small networks slower on an H200)."""
     if precision != "auto":
         return precision, None
     if torch.device(device).type != "cpu":
         return "float32", None
     model = model.eval()
     onnx_model = export_model(model, (game.planes, game.height, game.width), game.num_actions)
-    choice = precisions.choose(onnx_model, game, threads or torch.get_num_threads())
-    return choice.precision, choice
+    choice = precisions.choose(onnx_model, game, torch.get_num_threads())
+    return (choice.precision if batch is None else choice.precision_at(batch)), choice
 
 
 class Inference:
@@ -191,7 +192,8 @@ class Inference:
     """
 
     def __init__(self, model: nn.Module, device: torch.device, precision: str = "float32",
-                 runtime: str = "auto"):
+                 runtime: str = "auto", from_batch: int = 1):
+        """`from_batch`: on a CPU, batches smaller than this run in float32 (a Choice's)."""
         self.device = torch.device(device)
         check_precision(precision, self.device.type)
         self.precision = precision
@@ -200,7 +202,7 @@ class Inference:
         self.model = model.to(self.device, memory_format=torch.channels_last).eval()
         self.graphs: dict = {}  # (padded size, plane shape, actions) -> CapturedBatch
         self.graph_pool = None  # one memory pool for every graph: they never run at once
-        self.onnx = (ExportedNetwork(self.model, (precision, self.runtime))
+        self.onnx = (ExportedNetwork(self.model, (precision, self.runtime), from_batch)
                      if self.runtime in EXPORTED_RUNTIMES else None)
 
     def load_state_dict(self, state_dict: dict) -> None:
@@ -334,9 +336,10 @@ def build_inference(kind: str, game, sizes: dict, device: torch.device, precisio
     if weights is not None:
         model.load_state_dict(weights)
     precision, choice = resolve_precision(precision, model, game, device)
-    if choice is not None:
-        precisions.say_once(choice)
-    return Inference(model.to(device), device, precision)
+    if choice is None:
+        return Inference(model.to(device), device, precision)
+    precisions.say_once(choice)
+    return Inference(model.to(device), device, precision, from_batch=choice.from_batch)
 
 
 def checkpoint_inference(saved: dict, game, device: torch.device,

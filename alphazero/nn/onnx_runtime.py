@@ -31,9 +31,10 @@ class ExportedNetwork:
     """(log_policy, value) of `model`'s current weights for numpy batches, on the CPU by
     `path` (alphazero.nn.precision: float32 through ONNX Runtime, bfloat16 through OpenVINO)."""
 
-    def __init__(self, model: nn.Module, path: tuple[str, str] = FLOAT32):
+    def __init__(self, model: nn.Module, path: tuple[str, str] = FLOAT32, from_batch: int = 1):
         self.model = model
         self.path = path
+        self.from_batch = from_batch  # smaller batches run in float32 (alphazero.nn.precision)
         self.session = None
         self.weights_version = None
         self.exporting = threading.Lock()  # the exporter traces the model: one thread at a time
@@ -45,7 +46,7 @@ class ExportedNetwork:
             version = _weights_version(self.model)
             if self.session is None or version != self.weights_version:
                 model = export_model(self.model, planes.shape[1:], legal.shape[1])
-                self.session = cpu_runner(model, self.path, torch.get_num_threads())
+                self.session = cpu_runner(model, self.path, torch.get_num_threads(), self.from_batch)
                 self.weights_version = version
             session = self.session
         return session(planes, legal)

@@ -7,8 +7,11 @@ agree with float32's, within TOLERANCE, on real positions of the network's game:
 its shipped network's self-play search evaluated (alphazero/nn/positions/, written by
 bench/precision_positions.py), or positions of random play for a game that has none.
 
-The speeds are measured once per machine, network shape and batch and cached on disk
-(`speeds.json` in the cache folder); the accuracy check runs on every choice, with the
+A low-precision path pays a fixed cost per call that float32 does not (OpenVINO's at batch 1:
+0.6x float32's positions/s), so the choice holds the batch size from which it is faster:
+below it, float32 runs (a game against a person searches one position at a time, self-play
+and matches many). The speeds are measured once per machine and network shape and cached on
+disk (`speeds.json` in the cache folder); the accuracy check runs on every choice, with the
 weights at hand (a few hundred positions: tens of milliseconds).
 """
 from __future__ import annotations
@@ -39,19 +42,24 @@ BF16_FLAGS = {"avx512_bf16", "amx_bf16"}
 # by; bfloat16 on the shipped networks stays under half of it (docs/performance.md), while a
 # network quantized without care misses it by far (int8 calibrated on random planes: 0.79).
 TOLERANCE = {"value": 0.05, "policy": 0.05}
-SPEED_BATCH = 64
-SPEED_SECONDS = 0.3
+SPEED_BATCHES = (1, 8, 64)  # the last one is self-play's and a match's (32-128 games at once)
+SPEED_SECONDS = 0.2
 
 Runner = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
-def cpu_runner(model: bytes, path: tuple[str, str], threads: int) -> Runner:
-    """A callable (planes, legal) -> (log_policy, value) running `model` on the CPU by `path`."""
+def cpu_runner(model: bytes, path: tuple[str, str], threads: int, from_batch: int = 1) -> Runner:
+    """A callable (planes, legal) -> (log_policy, value) running `model` on the CPU by `path`,
+    for batches of at least `from_batch` positions (smaller ones run in float32)."""
     if path == FLOAT32:
         return OnnxRuntimeSession(model, threads)
-    if path == BFLOAT16:
-        return openvino_session.OpenVinoSession(model, threads)
-    raise ValueError(f"no CPU path runs {path[0]} through {path[1]}.")
+    if path != BFLOAT16:
+        raise ValueError(f"no CPU path runs {path[0]} through {path[1]}.")
+    low = openvino_session.OpenVinoSession(model, threads)
+    if from_batch <= 1:
+        return low
+    full = OnnxRuntimeSession(model, threads)
+    return lambda planes, legal: (low if len(planes) >= from_batch else full)(planes, legal)
 
 
 @functools.cache
@@ -163,17 +171,25 @@ def positions_per_second(runner: Runner, planes: np.ndarray, legal: np.ndarray) 
 class Choice:
     precision: str
     runtime: str
-    speedup: float              # positions/s against float32's, on this machine
+    speedup: float              # positions/s against float32's at the largest batch measured
     errors: dict | None         # the largest differences from float32 (None: float32 itself)
     checked_on: str             # which positions the check used
+    from_batch: int = 1         # smaller batches run in float32, faster there
 
     def describe(self) -> str:
         if self.errors is None:
             return f"network in float32 through ONNX Runtime ({cpu_name()}: {self.checked_on})"
-        return (f"network in {self.precision} through {RUNTIME_NAMES[self.runtime]}: "
-                f"{self.speedup:.1f}x float32's positions/s on {cpu_name()}; on "
-                f"{self.checked_on} its values within {self.errors['value']:.3f} and priors "
-                f"within {self.errors['policy']:.3f} of float32's")
+        smaller = (f" (batches under {self.from_batch} in float32, faster there)"
+                   if self.from_batch > 1 else "")
+        return (f"network in {self.precision} through {RUNTIME_NAMES[self.runtime]}{smaller}: "
+                f"{self.speedup:.1f}x float32's positions/s at batch {SPEED_BATCHES[-1]} on "
+                f"{cpu_name()}; on {self.checked_on} its values within "
+                f"{self.errors['value']:.3f} and priors within {self.errors['policy']:.3f} of "
+                "float32's")
+
+    def precision_at(self, batch: int) -> str:
+        """The precision a batch of this size runs in."""
+        return self.precision if batch >= self.from_batch else "float32"
 
 
 RUNTIME_NAMES = {"onnxruntime": "ONNX Runtime", "openvino": "OpenVINO", "torch": "torch"}
@@ -189,20 +205,26 @@ def choose(model: bytes, game, threads: int, cache: Path = CACHE_DIR) -> Choice:
     reference = cpu_runner(model, FLOAT32, threads)
     speeds = _cached_speeds(model, game, threads, candidates, planes, legal, cache)
     best = Choice(*FLOAT32, 1.0, None, f"no faster path agrees with float32 on {checked_on}")
-    for path in sorted(candidates[1:], key=lambda p: -speeds[p[1]]):
-        speedup = speeds[path[1]] / speeds[FLOAT32[1]]
-        if speedup <= 1.0:
+    largest = str(SPEED_BATCHES[-1])
+    for path in sorted(candidates[1:], key=lambda p: -speeds[p[1]][largest]):
+        faster = [speeds[path[1]][str(b)] > speeds[FLOAT32[1]][str(b)] for b in SPEED_BATCHES]
+        if not faster[-1]:
             break
         errors = differences(reference, cpu_runner(model, path, threads), planes, legal)
         if within_tolerance(errors):
-            return Choice(*path, speedup, errors, checked_on)
+            # from the smallest measured batch above every one where float32 was faster
+            slower = [size for size, wins in zip(SPEED_BATCHES, faster) if not wins]
+            from_batch = next(size for size in SPEED_BATCHES if size > max(slower)) if slower else 1
+            return Choice(*path, speeds[path[1]][largest] / speeds[FLOAT32[1]][largest], errors,
+                          checked_on, from_batch)
     return best
 
 
 def _cached_speeds(model: bytes, game, threads: int, candidates, planes, legal,
-                   cache: Path) -> dict[str, float]:
-    """Positions/s of each candidate runtime on this machine for this network's shape,
-    measured once and kept in cache/speeds.json."""
+                   cache: Path) -> dict[str, dict[str, float]]:
+    """Positions/s of each candidate runtime at each of SPEED_BATCHES (runtime -> batch as
+    text -> positions/s) on this machine for this network's shape, measured once and kept in
+    cache/speeds.json."""
     key = _speed_key(game, threads, candidates, model)
     file = cache / "speeds.json"
     try:
@@ -210,10 +232,13 @@ def _cached_speeds(model: bytes, game, threads: int, candidates, planes, legal,
     except (OSError, ValueError):
         known = {}
     if key not in known:
-        batch = np.resize(np.arange(len(planes)), SPEED_BATCH)
-        known[key] = {runtime: positions_per_second(cpu_runner(model, (precision, runtime), threads),
-                                                    planes[batch], legal[batch])
-                      for precision, runtime in candidates}
+        runners = {runtime: cpu_runner(model, (precision, runtime), threads)
+                   for precision, runtime in candidates}
+        known[key] = {runtime: {} for runtime in runners}
+        for size in SPEED_BATCHES:
+            rows = np.resize(np.arange(len(planes)), size)
+            for runtime, runner in runners.items():  # side by side: drift hits both
+                known[key][runtime][str(size)] = positions_per_second(runner, planes[rows], legal[rows])
         try:
             cache.mkdir(parents=True, exist_ok=True)
             file.write_text(json.dumps(known, indent=1))
@@ -230,7 +255,7 @@ def _speed_key(game, threads: int, candidates, model: bytes) -> str:
     if BFLOAT16 in candidates:
         import openvino
         versions.append(openvino.__version__)
-    text = json.dumps([cpu_name(), sorted(cpu_flags() & BF16_FLAGS), versions, threads,
+    text = json.dumps([cpu_name(), sorted(cpu_flags() & BF16_FLAGS), versions, threads, SPEED_BATCHES,
                        [game.planes, game.height, game.width, game.num_actions], len(model)])
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 

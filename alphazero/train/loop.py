@@ -83,7 +83,9 @@ class TrainingRun:
         # `auto` chosen once, here, for every worker and the gate: on this machine's CPU, the
         # fastest path that agrees with float32 (alphazero.nn.precision); checked every round
         self.precision, self.precision_choice = resolve_precision(
-            cfg.selfplay.precision, self.model, g, self.device)
+            cfg.selfplay.precision, self.model, g, self.device, cfg.selfplay.games_in_parallel)
+        if self.precision_choice and self.precision_choice.precision != self.precision:
+            self.precision_choice = None  # self-play's batches too small for it to pay
         self.precision_warned = False
         self.spec = WorkerSpec(
             game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
