@@ -37,10 +37,13 @@ class OpenVinoSession:
         core = _core()
         network = core.read_model(model=model, weights=b"")
         # LATENCY with one stream: one request at a time on the threads the product chose
-        # (alphazero.config.threads); idle threads do not spin.
+        # (alphazero.config.threads). No pinning: OpenVINO pins its threads to cores by
+        # default, and every process on the machine would pin to the same first core.
+        # Subnormals flushed in its own threads, as run() does in the caller's.
         compiled = core.compile_model(network, "CPU", {
             "INFERENCE_PRECISION_HINT": "bf16", "INFERENCE_NUM_THREADS": threads,
-            "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1})
+            "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1, "ENABLE_CPU_PINNING": False,
+            "CPU_DENORMALS_OPTIMIZATION": True})
         self.request = compiled.create_infer_request()
 
     def __call__(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
