@@ -28,11 +28,14 @@ def test_an_installed_copy_finds_its_config_and_networks_from_any_folder(tmp_pat
     env = {**os.environ, "PYTHONPATH": str(site)}
 
     where = subprocess.run(
-        [sys.executable, "-c", "import alphazero.config.paths as p; print(p.CONF_DIR); print(p.PRETRAINED_DIR)"],
+        [sys.executable, "-c", "import alphazero.config.paths as p; print(p.CONF_DIR); print(p.PRETRAINED_DIR); "
+         "import alphazero.nn.precision as q; print(q.POSITIONS_DIR)"],
         cwd=elsewhere, env=env, capture_output=True, text=True, check=True)
-    conf, pretrained = map(Path, where.stdout.split())
+    conf, pretrained, positions = map(Path, where.stdout.split())
     assert conf.is_relative_to(site) and (conf / "game" / "connect6.yaml").is_file()
     assert pretrained.is_relative_to(site) and (pretrained / "connect4_classic.pt").is_file()
+    # the low-precision check's positions travel with the package
+    assert positions.is_relative_to(site) and (positions / "connect4_classic.npz").is_file()
 
     # play composes the config tree and loads the shipped network, then the human quits
     played = subprocess.run([sys.executable, "-m", "alphazero.play", "game=connect4_classic"],

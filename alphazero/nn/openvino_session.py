@@ -1,7 +1,7 @@
 """A network's ONNX model compiled by OpenVINO for the CPU in bfloat16, without torch.
 
 On a CPU with bfloat16 units (AVX512-BF16, AMX) OpenVINO runs these small convolutional
-networks 1.9x (AMD EPYC, AVX512-BF16) to 8x (Intel Xeon, AMX) ONNX Runtime's float32, and
+networks 1.5-1.9x ONNX Runtime's float32 from batch 64 on (AMD EPYC with AVX512-BF16), and
 faster than torch's own bfloat16 (docs/performance.md, "Low precision"). It reads the same
 ONNX model the float32 path runs (alphazero.nn.onnx_runtime.export_model). OpenVINO is
 optional at run time: without it the float32 path stays (`available`).
