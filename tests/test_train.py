@@ -56,6 +56,12 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, tiny_run, 
                 "selfplay/game_length", "selfplay/first_player_win_rate", "selfplay/draw_rate",
                 "replay/size"):
         assert tag in tags
+    # the network's path and the training steps' precision, in the text tab
+    events = EventAccumulator(str(tmp_path / "runs" / "0"))
+    events.Reload()
+    (said,) = events.Tensors("precision/text_summary")
+    text = said.tensor_proto.string_val[0].decode()
+    assert "network in " in text and "training steps in" in text
     latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
     saved = torch.load(latest, weights_only=True)
     assert saved["counters"]["steps"] > 0 and saved["counters"]["games"] >= 24
