@@ -27,7 +27,7 @@ from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
 from alphazero.nn import checkpoint
-from alphazero.config.choices import check_group_choices
+from alphazero.config.command_line import check_command_line
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate
 from alphazero.evaluate.elo import fit_elo, round_robin, score_table
@@ -199,5 +199,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    check_group_choices(sys.argv[1:])
+    check_command_line("curve", "curve", sys.argv[1:])
     main()

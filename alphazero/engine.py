@@ -32,6 +32,7 @@ import numpy as np
 from omegaconf import DictConfig, open_dict
 
 from alphazero.config.command import command_config, run_or_exit
+from alphazero.config.command_line import check_command_line
 from alphazero.config.settings import build_game, validate
 from alphazero.play import make_agent, text_input
 from alphazero.config.presets import advisors_of, load_presets, named_game, playing_budget
@@ -263,6 +264,7 @@ def serve(engine: GtpEngine, stdin: TextIO, stdout: TextIO) -> None:
 
 
 def main(argv: list[str]) -> None:
+    check_command_line("engine", "engine", argv)
     def session():
         cfg = command_config("engine", argv)
         validate(cfg)

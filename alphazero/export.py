@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from alphazero.config.command import command_config, run_or_exit
+from alphazero.config.command_line import check_command_line
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import validate_threads
 from alphazero.config.threads import use_search_threads
@@ -57,6 +58,7 @@ def export_onnx(path: Path, out: Path) -> None:
 
 
 def main(argv: list[str]) -> None:
+    check_command_line("export", "export", argv)
     def session():
         cfg = command_config("export", argv)
         validate_threads(cfg.threads)

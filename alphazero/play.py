@@ -16,6 +16,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 from alphazero.config.command import command_config, run_or_exit
+from alphazero.config.command_line import check_command_line
 from alphazero.config.settings import SEATS, build_game, validate
 from alphazero.agent.build import build_agent
 from alphazero.config.threads import use_search_threads
@@ -100,6 +101,7 @@ def text_input() -> TextIO:
 
 
 def main(argv: list[str]) -> None:
+    check_command_line("play", "play", argv)
     def session():
         cfg = command_config("play", argv)
         validate(cfg)

@@ -1,7 +1,11 @@
 """What every command shares at its start: the settings threads=N and device=..., a bad one
 (or a setting the command lacks) refused in one sentence with exit code 2, a file that is no
 checkpoint named as such, and a note on stderr when a first start compiles. Each command's
-main() runs in the test process; train, evaluate and curve (Hydra apps) by their configs."""
+main() runs in the test process; train, evaluate and curve (Hydra apps) by their configs;
+`--help` and a misspelled key run each command as a user types it."""
+import subprocess
+import sys
+
 import pytest
 
 from alphazero import engine, export, play
@@ -10,6 +14,8 @@ from alphazero.config.command import command_config
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import validate
 from alphazero.serve import __main__ as serve
+
+from helpers import ROOT
 
 COMMON = ["threads=1", "device=cpu"]
 HYDRA_APPS = ("config", "evaluate", "curve")  # the trees of train, evaluate and curve
@@ -70,3 +76,29 @@ def test_the_first_compilation_says_so_once_on_stderr(capsys):
     assert njit(twice)(2) == 4 and njit(lambda x: x + 1)(2) == 3
     error = capsys.readouterr().err
     assert error.count("compiling Numba kernels") == 1 and "twice first" in error, error
+
+
+COMMANDS = ("train", "evaluate", "curve", "play", "engine", "serve", "export", "bench")
+# a misspelled key each command could be given, and the key it meant
+TYPOS = {"serve": ("max_session=4", "max_sessions"), "export": ("trheads=1", "threads"),
+         "bench": ("trheads=1", "threads")}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_helps_and_names_the_setting_a_typo_meant(command):
+    """As a user types them: `--help` and `-h` are a short usage and exit 0; a misspelled key,
+    or one added with `+`, is one sentence with the closest key and exit 2, never Hydra's
+    advice to add it with `+`."""
+    def run(*words):
+        return subprocess.run([sys.executable, "-m", f"alphazero.{command}", *words], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    for flag in ("--help", "-h"):
+        helped = run(flag)
+        assert helped.returncode == 0 and f"python -m alphazero.{command}" in helped.stdout, helped.stderr
+    typo, meant = TYPOS.get(command, ("mcts.simulation=5", "mcts.simulations"))
+    before = ["network", "game=connect4_classic"] if command == "bench" else []
+    for word in (typo,) if command == "bench" else (typo, f"+{typo}"):
+        refused = run(*before, word)
+        assert refused.returncode == 2, refused.stderr
+        assert refused.stderr.count("\n") == 1 and f"did you mean '{meant}'?" in refused.stderr
+        assert "+" not in refused.stderr

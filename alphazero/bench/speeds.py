@@ -41,7 +41,9 @@ from alphazero.nn.precision import candidate_paths
 from alphazero.nn.checkpoint import weights_to_bytes
 from alphazero.workers.pool import LocalPool, WorkerSpec
 from alphazero.search.pure_mcts import PureMCTS
+from alphazero.config.command_line import HELP_FLAGS, no_such_setting
 from alphazero.config.devices import device_name, select_device
+from alphazero.config.errors import ConfigError
 from alphazero.config.settings import default_config, validate_threads
 from alphazero.config.threads import use_search_threads
 from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker
@@ -136,10 +138,10 @@ def bench_network(game, options: dict) -> list[dict]:
     """Every path's positions/s, side by side (drift hits all), and `auto`'s choice marked."""
     seconds = float(options.get("seconds", 2.0))
     model = build_model("cnn", game).to(_device(options))
-    chosen, _ = resolve_precision("auto", model, game, _device(options))
-    auto = (chosen, resolve_runtime("auto", _device(options), chosen))
     rows = []
     for batch in options.get("batch", [1, 64, 256]):
+        chosen, _ = resolve_precision("auto", model, game, _device(options), batch)
+        auto = (chosen, resolve_runtime("auto", _device(options), chosen))
         for precision, runtime in _network_paths(_device(options)):
             rate = measure_inference(model, game, batch, precision, seconds, runtime)
             rows.append({"game": game.name, "params": game.params(), "device": _device(options).type,
@@ -338,6 +340,9 @@ def print_table(rows: list[dict]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if any(word in HELP_FLAGS for word in argv):
+        print(__doc__.strip())
+        return 0
     as_json = "--json" in argv
     words = [w for w in argv if w != "--json"]
     if not words or words[0] not in BENCHES:
@@ -349,6 +354,10 @@ def main(argv: list[str]) -> int:
         name = params.pop("game", None)
         if name is None:
             raise GameError("say which game to benchmark with game=NAME.")
+        known = BENCH_KEYS | set(named_game(name).params())
+        for key in params:
+            if key not in known:
+                raise ConfigError(no_such_setting("bench", key, sorted(known)))
         options = {k: params.pop(k) for k in list(params) if k in BENCH_KEYS}
         for key in ("trees", "batch"):
             if isinstance(options.get(key), int) and words[0] != "selfplay":

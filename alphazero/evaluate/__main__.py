@@ -1,8 +1,10 @@
 """`python -m alphazero.evaluate game=NAME ...`: measure a network (alphazero.evaluate.match)."""
 import sys
 
-from alphazero.config.choices import check_group_choices
-from alphazero.evaluate.match import main
+from alphazero.config.command_line import check_command_line
 
-check_group_choices(sys.argv[1:])
+check_command_line("evaluate", "evaluate", sys.argv[1:])  # before the imports of torch: --help is quick
+
+from alphazero.evaluate.match import main  # noqa: E402
+
 main()

@@ -16,6 +16,7 @@ import uvicorn
 from omegaconf import DictConfig
 
 from alphazero.config.command import command_config, run_or_exit
+from alphazero.config.command_line import check_command_line
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import validate_serve
 from alphazero.config.threads import use_search_threads
@@ -56,6 +57,7 @@ def is_loopback(host: str) -> bool:
 
 
 def main(argv: list[str]) -> None:
+    check_command_line("serve", "serve", argv)
     def session():
         cfg = load_config(argv)
         use_search_threads(cfg.threads)  # auto: one a search; several requests share the cores

@@ -1,8 +1,10 @@
 """`python -m alphazero.train game=NAME ...`: train a network (alphazero.train.loop)."""
 import sys
 
-from alphazero.config.choices import check_group_choices
-from alphazero.train.loop import main
+from alphazero.config.command_line import check_command_line
 
-check_group_choices(sys.argv[1:])
+check_command_line("train", "config", sys.argv[1:])  # before the imports of torch: --help is quick
+
+from alphazero.train.loop import main  # noqa: E402
+
 main()

@@ -1,0 +1,126 @@
+"""What every command does with its command line before any work: `-h` or `--help` prints
+the command's usage (what it does, its main settings with their defaults, where the full
+reference is) and exits 0; a setting the command does not have, misspelled or added with
+`+`, is one sentence naming the closest it has, and exit code 2. `train`, `evaluate`,
+`curve`, `play`, `engine`, `serve`, `export` and `bench` all start here
+(`check_command_line`), so they answer a user alike.
+"""
+from __future__ import annotations
+
+import difflib
+import sys
+from dataclasses import dataclass
+
+from omegaconf import DictConfig, OmegaConf
+
+from alphazero.config.choices import GROUPS, check_group_choices
+
+HELP_FLAGS = ("-h", "--help")
+
+
+@dataclass(frozen=True)
+class Usage:
+    synopsis: str            # the command line, with its most used settings
+    does: str                # what the command does, one sentence
+    settings: tuple = ()     # the main settings, shown with their defaults
+    reference: str = "docs/training.md"
+
+
+USAGES = {
+    "train": Usage("python -m alphazero.train game=NAME [key=value ...]",
+                   "Trains a network from zero with the game's recipe (conf/game/NAME.yaml).",
+                   ("game.name", "train.max_games", "train.max_minutes", "train.resume", "seed",
+                    "threads", "device", "selfplay.precision", "train.precision")),
+    "evaluate": Usage("python -m alphazero.evaluate game=NAME [checkpoint=PATH] [key=value ...]",
+                      "Measures a network against pure MCTS, another network, a GTP program or "
+                      "an exact solver.",
+                      ("checkpoint", "opponent", "eval.levels", "eval.games", "eval.opening_plies",
+                       "mcts.simulations", "search_alone", "solver_positions", "seed")),
+    "curve": Usage("python -m alphazero.curve game=NAME [run=FOLDER] [key=value ...]",
+                   "Measures every snapshot a training run kept: win rates or an Elo ladder.",
+                   ("run", "curve.mode", "eval.levels", "eval.games", "opponent")),
+    "play": Usage("python -m alphazero.play game=NAME [key=value ...]",
+                  "Plays a game against the agent in the terminal.",
+                  ("checkpoint", "player", "human", "mcts.simulations", "search_alone")),
+    "engine": Usage("python -m alphazero.engine game=NAME [key=value ...]",
+                    "Speaks GTP on stdin and stdout, for a GUI or a match tool.",
+                    ("checkpoint", "player", "mcts.simulations", "search_alone"),
+                    "docs/judges.md"),
+    "serve": Usage("python -m alphazero.serve [port=N] [host=ADDRESS] [key=value ...]",
+                   "Serves the web board on this machine (loopback only unless told).",
+                   ("host", "port", "run", "max_sessions", "device"), "docs/serve.md"),
+    "export": Usage("python -m alphazero.export checkpoint=PATH [out=FILE]",
+                    "Writes a checkpoint's network as an ONNX model.",
+                    ("checkpoint", "out")),
+}
+
+
+def check_command_line(command: str, config_name: str, argv: list[str]) -> None:
+    """Help, or exit 2 on a group choice or a setting the command lacks; returns when the
+    command line is good to run."""
+    if any(word in HELP_FLAGS for word in argv):
+        print(usage_text(command, config_name, argv))
+        sys.exit(0)
+    check_group_choices(argv)
+    from alphazero.config.errors import ConfigError
+    try:
+        unknown_setting(command, config_name, argv)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+def unknown_setting(command: str, config_name: str, argv: list[str]) -> None:
+    """A ConfigError naming the first setting of argv that conf/<config_name>.yaml lacks,
+    with the closest it has. `+key=value` counts as the key: a misspelled key must not be
+    added silently (a config group such as `+recipe=quick` may be added)."""
+    from alphazero.config.compose import compose_config
+    from alphazero.config.errors import ConfigError
+    plain = [word for word in argv if not word.startswith("hydra.") and "=" in word]
+    base = [word for word in plain if not word.startswith("+")]
+    cfg = compose_config(config_name, [w for w in base if w.partition("=")[0] in GROUPS])
+    known = flat_keys(cfg)
+    for word in plain:
+        key = word.lstrip("+~").partition("=")[0]
+        if key in GROUPS or key in known:
+            continue
+        raise ConfigError(no_such_setting(command, key, known))
+
+
+def no_such_setting(command: str, key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    hint = (f"; did you mean '{close[0]}'?" if close
+            else f" (python -m alphazero.{command} --help lists the main ones).")
+    return f"there is no setting '{key}' for {command}{hint}"
+
+
+def flat_keys(cfg: DictConfig) -> list[str]:
+    """Every key of the tree, its inner nodes too, dotted: mcts, mcts.simulations, ..."""
+    def walk(tree: dict, prefix: str):
+        for key, value in tree.items():
+            yield prefix + key
+            if isinstance(value, dict):
+                yield from walk(value, f"{prefix}{key}.")
+    return list(walk(OmegaConf.to_container(cfg, resolve=False), ""))
+
+
+def usage_text(command: str, config_name: str, argv: list[str]) -> str:
+    usage = USAGES[command]
+    from alphazero.config.compose import compose_config
+    chosen = [w for w in argv if w.partition("=")[0] in GROUPS and w not in HELP_FLAGS]
+    cfg = compose_config(config_name, chosen)
+    lines = [f"usage: {usage.synopsis}", "", usage.does, "", "main settings (default):"]
+    width = max(map(len, usage.settings))
+    for key in usage.settings:
+        value = OmegaConf.select(cfg, key, throw_on_missing=False)
+        shown = OmegaConf.to_container(value) if isinstance(value, DictConfig) else value
+        lines.append(f"  {key:<{width}}  {'null' if shown is None else shown}")
+    from alphazero.config.paths import CONF_DIR
+    lines.append("")
+    if "game" in cfg:
+        games = ", ".join(sorted(path.stem for path in (CONF_DIR / "game").glob("*.yaml")))
+        lines.append(f"games (game=NAME): {games}")
+    files = f"conf/{config_name}.yaml" + (" on conf/config.yaml" if config_name != "config"
+                                          and "mcts" in cfg else "")
+    lines.append(f"every setting, with its meaning: {files}; the reference: {usage.reference}")
+    return "\n".join(lines)
