@@ -265,6 +265,7 @@ def serve(engine: GtpEngine, stdin: TextIO, stdout: TextIO) -> None:
 
 def main(argv: list[str]) -> None:
     check_command_line("engine", "engine", argv)
+
     def session():
         cfg = command_config("engine", argv)
         validate(cfg)

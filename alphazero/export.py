@@ -59,6 +59,7 @@ def export_onnx(path: Path, out: Path) -> None:
 
 def main(argv: list[str]) -> None:
     check_command_line("export", "export", argv)
+
     def session():
         cfg = command_config("export", argv)
         validate_threads(cfg.threads)
@@ -66,7 +67,8 @@ def main(argv: list[str]) -> None:
         if not cfg.checkpoint:
             raise ConfigError("give the network to export: checkpoint=PATH.")
         path = Path(str(cfg.checkpoint))
-        out = Path(str(cfg.out)) if cfg.out else path.with_suffix(".onnx")
+        # never beside the checkpoint: a shipped network's folder is the checkout's or the package's
+        out = Path(str(cfg.out)) if cfg.out else Path("runs") / "export" / f"{path.stem}.onnx"
         export_onnx(path, out)
         print(f"wrote {out}")
 

@@ -102,6 +102,7 @@ def text_input() -> TextIO:
 
 def main(argv: list[str]) -> None:
     check_command_line("play", "play", argv)
+
     def session():
         cfg = command_config("play", argv)
         validate(cfg)

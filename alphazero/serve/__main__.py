@@ -58,6 +58,7 @@ def is_loopback(host: str) -> bool:
 
 def main(argv: list[str]) -> None:
     check_command_line("serve", "serve", argv)
+
     def session():
         cfg = load_config(argv)
         use_search_threads(cfg.threads)  # auto: one a search; several requests share the cores
