@@ -323,3 +323,21 @@ def test_gate_previous_searches_both_networks_with_the_gates_budget(tmp_path, mo
     run.gate(progress=None)
     assert seen["budgets"] == (24, 24)
     run.writer.close()
+
+
+def test_the_gate_says_why_a_network_became_best():
+    from omegaconf import OmegaConf
+
+    from alphazero.evaluate.match import MatchResult
+    from alphazero.train.loop import gate_line
+    pure = OmegaConf.create({"gate": "pure", "threshold": 0.55})
+    first = gate_line(pure, 50, 50, MatchResult(10, 3, 0, 7), True)
+    assert first == ("gate vs pure MCTS 50: 3-0-7 (wins-draws-losses), the best win rate at this "
+                     "level so far (0.30): the new best.pt")
+    assert gate_line(pure, 50, 1050, MatchResult(10, 10, 0, 0), True).endswith(
+        "a clean sweep: the new best.pt, next level 1050")
+    assert gate_line(pure, 50, 50, MatchResult(10, 2, 0, 8), False) == \
+        "gate vs pure MCTS 50: 2-0-8 (wins-draws-losses)"
+    previous = OmegaConf.create({"gate": "previous", "threshold": 0.55})
+    assert "score 0.65 of at least 0.55: the new best.pt" in gate_line(
+        previous, 50, 50, MatchResult(10, 6, 1, 3), True)

@@ -252,9 +252,7 @@ class TrainingRun:
         w.add_scalar("eval/draw_rate", result.draw_rate, step)
         w.add_scalar("eval/pure_mcts_level", level, step)
         w.add_scalar("eval/best_updated", float(promoted), step)
-        opponent = f"pure MCTS {level}" if self.cfg.eval.gate == "pure" else "best"
-        say(f"gate vs {opponent}: {result.wins}-{result.draws}-{result.losses}"
-            + (" -> best.pt" if promoted else ""))
+        say(gate_line(self.cfg.eval, level, gate.level, result, promoted))
 
     def tell_precisions(self) -> None:
         """The network's path in self-play and the trainer's precision, on stderr and in
@@ -348,6 +346,23 @@ class TrainingRun:
         if metrics:
             progress.set_postfix(loss=f"{metrics['loss/total']:.3f}",
                                  entropy=f"{metrics['policy/entropy']:.2f}", steps=c["steps"])
+
+
+def gate_line(eval_cfg: DictConfig, level: int, next_level: int, result, promoted: bool) -> str:
+    """The gate's result in words: wins-draws-losses, and why the network became best.pt."""
+    tally = f"{result.wins}-{result.draws}-{result.losses} (wins-draws-losses)"
+    if eval_cfg.gate == "previous":
+        verdict = (f", score {result.score:.2f} of at least {eval_cfg.threshold}: the new best.pt"
+                   if promoted else "")
+        return f"gate vs the best network: {tally}{verdict}"
+    if next_level != level:
+        verdict = f", a clean sweep: the new best.pt, next level {next_level}"
+    elif promoted:
+        verdict = (f", the best win rate at this level so far ({result.win_rate:.2f}): "
+                   "the new best.pt")
+    else:
+        verdict = ""
+    return f"gate vs pure MCTS {level}: {tally}{verdict}"
 
 
 def say(text: str) -> None:
