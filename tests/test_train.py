@@ -118,6 +118,7 @@ def test_checkpoint_for_another_game_is_refused(tmp_path, tiny_run, train):
     assert other.returncode != 0
     assert "is for connect4" in other.stderr
     assert "Traceback" not in other.stderr
+    assert not (tmp_path / "runs").exists()  # a run that never started leaves no folder
 
 
 def test_a_network_alone_continues_with_fresh_training_state(tmp_path, tiny_run, train, capsys):

@@ -9,7 +9,9 @@ killed harder at any moment, `train.resume=true` continues from the last checkpo
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import sys
 import time
@@ -87,6 +89,7 @@ class TrainingRun:
         if self.precision_choice and self.precision_choice.precision != self.precision:
             self.precision_choice = None  # self-play's batches too small for it to pay
         self.precision_warned = False
+        self.rounds_played = 0  # by this start of the run (its TensorBoard folder's rounds)
         self.spec = WorkerSpec(
             game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
             model_sizes=sizes, device=cfg.device, precision=self.precision,
@@ -198,6 +201,7 @@ class TrainingRun:
             while not self.finished() and not stop:
                 games_before = self.counters["games"]
                 self.one_round(pool, progress)
+                self.rounds_played += 1
                 self.keep_snapshot(games_before)
                 pool.publish(weights_to_bytes(self.model.state_dict()), self.counters["round"])
                 self.check_precision()
@@ -380,12 +384,19 @@ def main(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     if cfg.run_name is None:
         cfg.run_name = hydra_cfg.runtime.choices.get("game")
+    run_dir, run = Path(hydra_cfg.runtime.output_dir), None
     try:
         validate_training(cfg)
         use_training_threads(cfg.threads, worker_count(cfg.selfplay.workers))
-        TrainingRun(cfg, Path(hydra_cfg.runtime.output_dir),
-                    hydra_cfg.runtime.choices.get("game")).run()
-    except (ConfigError, GameError, checkpoint.CheckpointError, WorkerCrashLoop, ValueError) as error:
+        run = TrainingRun(cfg, run_dir, hydra_cfg.runtime.choices.get("game"))
+        run.run()
+    except (ConfigError, GameError, checkpoint.CheckpointError, WorkerCrashLoop) as error:
+        if run is None or run.rounds_played == 0:  # a run that never started leaves no folder
+            if run is not None:
+                run.writer.close()
+            shutil.rmtree(run_dir, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                run_dir.parent.rmdir()  # runs/<game>/, if this was its only run
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
 
