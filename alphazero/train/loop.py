@@ -237,7 +237,9 @@ class TrainingRun:
         c = self.counters
         gate = Gate(self.game, self.cfg.eval, c["eval_level"], c["eval_best_rate"], seed=c["round"])
         simulations = self.cfg.eval.simulations or self.cfg.mcts.simulations
-        network = Inference(self.model, self.device, self.precision)
+        chosen = self.precision_choice
+        network = Inference(self.model, self.device, self.precision,
+                            from_batch=chosen.from_batch if chosen else 1)
         player = NetworkAgent(self.game, network, simulations, self.spec.search)
         best_path = self.checkpoint_dir / "best.pt"
         best = None
