@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import platform
 import sys
 import time
@@ -37,10 +38,11 @@ FLOAT32 = ("float32", "onnxruntime")
 BFLOAT16 = ("bfloat16", "openvino")
 BF16_FLAGS = {"avx512_bf16", "amx_bf16"}
 # The largest difference from float32 a low-precision path may make on any one of the
-# positions: |value| and the total variation of the priors (half the L1 distance). A
-# difference of 0.05 in value is about what 1/20 of the games' outcomes move a value target
-# by; bfloat16 on the shipped networks stays under half of it (docs/performance.md), while a
-# network quantized without care misses it by far (int8 calibrated on random planes: 0.79).
+# positions: |value| and the total variation of the priors (half the L1 distance). Chosen
+# between what the two low precisions measured on the shipped networks: bfloat16 stays at
+# half of it or less (0.007-0.028 in value, 0.012-0.019 in priors), int8 (ONNX Runtime,
+# calibrated on real positions) misses it (0.035-0.47, 0.047-0.061; bench/int8_quantized.py,
+# docs/performance.md).
 TOLERANCE = {"value": 0.05, "policy": 0.05}
 SPEED_BATCHES = (1, 8, 64)  # the last one is self-play's and a match's (32-128 games at once)
 SPEED_SECONDS = 0.2
@@ -247,7 +249,9 @@ def _cached_speeds(model: bytes, game, threads: int, candidates, planes, legal,
                 known[key][runtime][str(size)] = rate
         try:
             cache.mkdir(parents=True, exist_ok=True)
-            file.write_text(json.dumps(known, indent=1))
+            partial = file.with_name(f".{file.name}.{os.getpid()}")
+            partial.write_text(json.dumps(known, indent=1))
+            os.replace(partial, file)  # whole or not at all: other processes read it
         except OSError:
             pass  # measured again next time
     return known[key]
