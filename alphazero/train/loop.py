@@ -51,6 +51,9 @@ from alphazero.train.trainer import Trainer
 from games import DRAW, FIRST_WON, GameError
 
 
+PRECISION_CHECK_ROUNDS = 4  # how often a run checks self-play's precision against float32
+
+
 def selfplay_seed(seed: int, games: int) -> int:
     """Self-play's seed after `games` games. Its random state is not saved, so a resumed run
     takes a stream of its own instead of drawing again what the run's first games drew."""
@@ -270,10 +273,14 @@ class TrainingRun:
         self.writer.add_text("precision", text)
 
     def check_precision(self) -> None:
-        """The chosen low-precision path against float32 with this round's weights, on the
-        game's positions: `precision/value_error` and `precision/policy_error` (the largest
-        differences), and one warning if they leave the tolerance."""
+        """Every PRECISION_CHECK_ROUNDS rounds, the chosen low-precision path against float32
+        with the round's weights, on the game's positions: `precision/value_error` and
+        `precision/policy_error` (the largest differences), and one warning if they leave the
+        tolerance. A check takes about a second on a loaded core (Connect6, whose rounds
+        take 20-40 s there)."""
         if self.precision_choice is None or self.precision_choice.errors is None:
+            return
+        if (self.counters["round"] - 1) % PRECISION_CHECK_ROUNDS:
             return
         self.model.eval()
         onnx_model = export_model(self.model, (self.game.planes, self.game.height, self.game.width),
