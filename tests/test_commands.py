@@ -11,6 +11,7 @@ import pytest
 from alphazero import engine, export, play
 from alphazero.bench import speeds
 from alphazero.config.command import command_config
+from alphazero.config.command_line import check_command_line
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import validate
 from alphazero.serve import __main__ as serve
@@ -85,20 +86,27 @@ TYPOS = {"serve": ("max_session=4", "max_sessions"), "export": ("trheads=1", "th
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_command_helps_and_names_the_setting_a_typo_meant(command):
+def test_every_command_helps_and_names_the_setting_a_typo_meant(command, capsys):
     """As a user types them: `--help` and `-h` are a short usage and exit 0; a misspelled key,
     or one added with `+`, is one sentence with the closest key and exit 2, never Hydra's
-    advice to add it with `+`."""
+    advice to add it with `+`. The command itself runs `--help` and the typo; `-h` and the
+    `+` are checked where every command checks them (check_command_line)."""
     def run(*words):
         return subprocess.run([sys.executable, "-m", f"alphazero.{command}", *words], cwd=ROOT,
                               capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    for flag in ("--help", "-h"):
-        helped = run(flag)
-        assert helped.returncode == 0 and f"python -m alphazero.{command}" in helped.stdout, helped.stderr
+    helped = run("--help")
+    assert helped.returncode == 0 and f"python -m alphazero.{command}" in helped.stdout, helped.stderr
     typo, meant = TYPOS.get(command, ("mcts.simulation=5", "mcts.simulations"))
-    before = ["network", "game=connect4_classic"] if command == "bench" else []
-    for word in (typo,) if command == "bench" else (typo, f"+{typo}"):
-        refused = run(*before, word)
-        assert refused.returncode == 2, refused.stderr
-        assert refused.stderr.count("\n") == 1 and f"did you mean '{meant}'?" in refused.stderr
-        assert "+" not in refused.stderr
+    refused = run(*(["network", "game=connect4_classic"] if command == "bench" else []), typo)
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.count("\n") == 1 and f"did you mean '{meant}'?" in refused.stderr
+    if command == "bench":
+        return
+    config = {"train": "config"}.get(command, command)
+    for words, code in ((["-h"], 0), ([f"+{typo}"], 2)):
+        with pytest.raises(SystemExit) as stopped:
+            check_command_line(command, config, words)
+        assert stopped.value.code == code
+    said = capsys.readouterr()
+    assert f"python -m alphazero.{command}" in said.out
+    assert f"did you mean '{meant}'?" in said.err and "+" not in said.err
