@@ -37,7 +37,7 @@ import operator
 
 import numpy as np
 
-from games.connect4 import bitboard_search as kernels
+import games.connect4.bitboard_search as kernels
 from games.connect4.bitboard_search import ABORTED, NODES, NO_LIMIT
 from games.connect4.bitboard_search import ILLEGAL_MOVE_SCORE  # noqa: F401 (move_scores' full column)
 
