@@ -86,7 +86,7 @@ class TrainingRun:
         self.run_dir = run_dir
         self.writer = SummaryWriter(str(run_dir))
         # `auto` chosen once, here, for every worker and the gate: on this machine's CPU, the
-        # fastest path that agrees with float32 (alphazero.nn.precision); checked every round
+        # fastest path that agrees with float32 (alphazero.nn.precision), checked as it trains
         self.precision, self.precision_choice = resolve_precision(
             cfg.selfplay.precision, self.model, g, self.device, cfg.selfplay.games_in_parallel)
         if self.precision_choice and self.precision_choice.precision != self.precision:
