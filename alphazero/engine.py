@@ -31,10 +31,10 @@ from typing import TextIO
 import numpy as np
 from omegaconf import DictConfig, open_dict
 
-from alphazero.config.command import command_config, run_or_exit
+from alphazero.agent.build import make_agent
+from alphazero.config.command import command_config, run_or_exit, text_input
 from alphazero.config.command_line import check_command_line
 from alphazero.config.settings import build_game, validate
-from alphazero.play import make_agent, text_input
 from alphazero.config.presets import advisors_of, load_presets, named_game, playing_budget
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game

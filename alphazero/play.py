@@ -8,27 +8,20 @@ Options: player=az|pure (pure.playouts=N needs no checkpoint), human=first|secon
 """
 from __future__ import annotations
 
-import io
 import sys
 from typing import Callable, TextIO
 
 import numpy as np
-from omegaconf import DictConfig
 
-from alphazero.config.command import command_config, run_or_exit
+from alphazero.config.command import command_config, run_or_exit, text_input
 from alphazero.config.command_line import check_command_line
 from alphazero.config.settings import SEATS, build_game, validate
-from alphazero.agent.build import build_agent
+from alphazero.agent.build import make_agent
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
 
 SEAT_COLOURS = ("black", "white")
 PASS_WORD = "pass"  # the notation of a forced pass, in the games that have one
-
-
-def make_agent(game, cfg: DictConfig):
-    """The configured opponent: cfg.player az (cfg.checkpoint, or the shipped one) or pure."""
-    return build_agent(game, cfg, cfg.player, cfg.checkpoint, seed=cfg.seed)
 
 
 def must_pass(game, state) -> bool:
@@ -93,11 +86,6 @@ def play_match(game, agent, state, seat: int, stdin: TextIO, stdout: TextIO) -> 
     say(game.render(state))
     say(result_sentence(status, seat))
     return status
-
-
-def text_input() -> TextIO:
-    """stdin that reads bytes that are not UTF-8 as replacement characters instead of raising."""
-    return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
 
 
 def main(argv: list[str]) -> None:

@@ -75,7 +75,8 @@ def play_script():
     import io
 
     from alphazero.config.settings import build_game
-    from alphazero.play import make_agent, play_match
+    from alphazero.agent.build import make_agent
+    from alphazero.play import play_match
 
     def play_script(cfg, lines: str, seat: int = 0, state=None):
         game = build_game(cfg)

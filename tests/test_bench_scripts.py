@@ -6,7 +6,6 @@ import sys
 
 import numpy as np
 import pytest
-import torch
 
 from alphazero.nn import checkpoint
 from alphazero.nn.precision import candidate_paths

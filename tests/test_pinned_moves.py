@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from alphazero.config.settings import build_game
-from alphazero.play import make_agent
+from alphazero.agent.build import make_agent
 from alphazero.config.presets import compose_play
 
 PINNED = json.loads((Path(__file__).parent / "data" / "pinned_moves.json").read_text())

@@ -8,7 +8,7 @@ import pytest
 
 from alphazero.nn import checkpoint
 from alphazero.config.settings import build_game
-from alphazero.play import make_agent
+from alphazero.agent.build import make_agent
 from alphazero.agent.build import build_agent
 from alphazero.nn.precision import candidate_paths
 from games import ONGOING, make_game

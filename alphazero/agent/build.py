@@ -50,6 +50,12 @@ def build_agent(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: in
     return network_agent(game, cfg, path, seed)
 
 
+def make_agent(game, cfg: DictConfig):
+    """A command's configured agent (play, the engine): cfg.player az (cfg.checkpoint, or
+    the shipped one) or pure."""
+    return build_agent(game, cfg, cfg.player, cfg.checkpoint, seed=cfg.seed)
+
+
 def network_agent(game, cfg: DictConfig, path, seed: int = 0) -> NetworkAgent:
     """The agent of the network in checkpoint file `path`, as `checkpoint_agent` builds it."""
     precision = cfg.selfplay.precision
