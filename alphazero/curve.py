@@ -191,7 +191,7 @@ def main(cfg: DictConfig) -> None:
     out_dir = Path(hydra_cfg.runtime.output_dir)
     try:
         run(cfg, folder, out_dir)
-    except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
+    except (ConfigError, GameError, checkpoint.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"

@@ -345,7 +345,7 @@ def main(cfg: DictConfig) -> None:
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         report = run(cfg, out_dir)
-    except (ConfigError, GameError, checkpoint.CheckpointError, ValueError) as error:
+    except (ConfigError, GameError, checkpoint.CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     rows = report["rows"]

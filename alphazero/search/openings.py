@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from alphazero.config.errors import ConfigError
 from games import ONGOING
 
 
@@ -20,7 +21,7 @@ def random_opening_moves(game, start: np.ndarray, plies: int, rng, tries: int = 
                 break  # the game ended inside the opening: draw another
         else:
             return moves
-    raise ValueError(f"{plies} random opening moves end almost every game; use fewer.")
+    raise ConfigError(f"{plies} random opening moves end almost every game; use fewer.")
 
 
 def random_opening(game, start: np.ndarray, plies: int, rng) -> np.ndarray:

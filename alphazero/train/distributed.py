@@ -22,6 +22,7 @@ import torch.multiprocessing as mp
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
+from alphazero.config.errors import ConfigError
 from alphazero.train.trainer import Trainer
 
 # Rank 0 spends long stretches in self-play and gating while the others wait for a batch.
@@ -104,7 +105,7 @@ class DataParallelTrainer:
     def __init__(self, trainer: Trainer, trainer_args: dict, devices: list[str]):
         first = torch.device(devices[0])
         if (first.type, first.index or 0) != (trainer.device.type, trainer.device.index or 0):
-            raise ValueError(f"train.ddp's first device ({devices[0]}) must be the run's device "
+            raise ConfigError(f"train.ddp's first device ({devices[0]}) must be the run's device "
                              f"({trainer.device}); set device={devices[0]}.")
         self.trainer = trainer
         self.world = len(devices)

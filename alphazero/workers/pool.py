@@ -38,6 +38,7 @@ from alphazero.workers.inference_service import (
 from alphazero.workers.signals import stop_pool_on_signals
 from alphazero.search.puct import SearchConfig
 from alphazero.config.devices import select_device
+from alphazero.config.errors import ConfigError
 from alphazero.nn.checkpoint import weights_from_bytes
 from alphazero.nn.network import Inference, build_inference
 from alphazero.workers.selfplay import GameRecord, SelfPlayConfig, SelfPlayWorker
@@ -164,7 +165,7 @@ class LocalPool:
     def __init__(self, spec: WorkerSpec, workers: int, max_games_in_flight: int,
                  shared_inference: bool | None = None):
         if max_games_in_flight < workers:
-            raise ValueError(f"pool.max_games_in_flight must be at least the number of workers "
+            raise ConfigError(f"pool.max_games_in_flight must be at least the number of workers "
                              f"({workers}), not {max_games_in_flight}.")
         self.spec = spec
         self.num_workers = workers
