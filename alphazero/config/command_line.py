@@ -29,7 +29,7 @@ class Usage:
 USAGES = {
     "train": Usage("python -m alphazero.train game=NAME [key=value ...]",
                    "Trains a network from zero with the game's recipe (conf/game/NAME.yaml).",
-                   ("game.name", "train.max_games", "train.max_minutes", "train.resume", "seed",
+                   ("train.max_games", "train.max_minutes", "train.resume", "seed",
                     "threads", "device", "selfplay.precision", "train.precision")),
     "evaluate": Usage("python -m alphazero.evaluate game=NAME [checkpoint=PATH] [key=value ...]",
                       "Measures a network against pure MCTS, another network, a GTP program or "
@@ -107,9 +107,12 @@ def flat_keys(cfg: DictConfig) -> list[str]:
 def usage_text(command: str, config_name: str, argv: list[str]) -> str:
     usage = USAGES[command]
     from alphazero.config.compose import compose_config
-    chosen = [w for w in argv if w.partition("=")[0] in GROUPS and w not in HELP_FLAGS]
+    chosen = [w for w in argv if w.lstrip("+").partition("=")[0] in GROUPS]
     cfg = compose_config(config_name, chosen)
     lines = [f"usage: {usage.synopsis}", "", usage.does, "", "main settings (default):"]
+    if "game" in cfg:
+        params = OmegaConf.to_container(cfg.game.params)
+        lines.append(f"  the game: {cfg.game.name} {params}")
     width = max(map(len, usage.settings))
     for key in usage.settings:
         value = OmegaConf.select(cfg, key, throw_on_missing=False)
