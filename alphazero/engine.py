@@ -1,278 +1,123 @@
-"""A GTP v2 engine on stdin/stdout: `python -m alphazero.engine game=othello checkpoint=PATH`.
+"""The GTP engine's command: `python -m alphazero.engine game=othello [checkpoint=PATH]`.
 
-Every command is answered `=[id] result` or `?[id] reason`, then a blank line; empty lines
-and comments get no answer, as GTP says. Bad input of any kind is refused and leaves the
-game unchanged; the engine never stops on it.
-
-Black is the first player in every game. Moves are written as the game writes them: a
-Connect-4 column from 1, a Connect6 point such as F5 (row 1 at the bottom, no I), an Othello
-square such as d3, or pass. A Connect6 turn is two stones, so two play or genmove commands of
-the same colour. Besides the standard commands:
-
-  set_game [NAME] key=value ...   change the game's parameters (or the game: a registered
-                                  game from its defaults, or a config such as connect4_classic),
-                                  e.g. `set_game rows=9 cols=10 forbidden=[4,4]`; clears the board
-  boardsize N                     Connect6 sizes 6-19; Othello 8 only; Connect-4 uses set_game
-  final_score                     Othello: the disc difference (B+n, W+n or 0), also mid-game;
-                                  other games: B+1, W+1 or 0 once over, refused before the end
-  komi X                          accepted (GTP requires it) and ignored: no game here has komi
-
-clear_board on a game whose board is drawn per game (Connect-4 ranges) draws the next board
-from a generator seeded with `seed`, so a session is reproducible.
+It answers `protocol_version`, `name`, `version`, `list_commands`, `known_command` and `quit`
+at once, while the engine starts in a thread (composing its config, loading the network,
+compiling the game's kernels on a first start: seconds): a GUI or match tool that waits a
+few seconds for its first answers never gives up. Every other command waits for the engine
+(alphazero.gtp_engine, which documents the commands). A setting or checkpoint the engine
+cannot start with is one sentence on stderr and exit code 2, as soon as it is found.
 """
 from __future__ import annotations
 
-import copy
-import re
+import os
+import queue
 import sys
-from importlib import metadata
-from typing import TextIO
+import threading
 
-import numpy as np
-from omegaconf import DictConfig, open_dict
+from alphazero.config.command_line import HELP_FLAGS, check_command_line, text_input
+from alphazero.engine_protocol import (COMMAND_NAMES, ENGINE_NAME, answer, engine_version,
+                                       parse_line)
 
-from alphazero.agent.build import make_agent
-from alphazero.config.command import command_config, run_or_exit, text_input
-from alphazero.config.command_line import check_command_line
-from alphazero.config.settings import build_game, validate
-from alphazero.config.presets import advisors_of, load_presets, named_game, playing_budget
-from alphazero.config.threads import use_search_threads
-from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
-from games.core.cli import parse_overrides
-
-ENGINE_NAME = "alphazero-boardgames"
-COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
-COLOUR_NAMES = ("black", "white")
-WINNER_SCORES = {FIRST_WON: "B+1", SECOND_WON: "W+1", DRAW: "0"}
-# GTP's input rules: control characters other than tab and newline are dropped.
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+EARLY_ANSWERS = {"protocol_version": lambda: "2", "name": lambda: ENGINE_NAME,
+                 "version": engine_version, "list_commands": lambda: "\n".join(COMMAND_NAMES)}
 
 
-class Refusal(ValueError):
-    """A command the engine cannot carry out; the message is the GTP error text."""
+class StartingEngine:
+    """Answers what needs no game while the engine starts; then hands every line to it."""
 
-
-def engine_version() -> str:
-    try:
-        return metadata.version(ENGINE_NAME)
-    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
-        return "development"
-
-
-def clean_line(line: str) -> str:
-    """A GTP input line with comments, control characters and tabs taken out."""
-    return CONTROL_CHARACTERS.sub("", line.split("#", 1)[0]).replace("\t", " ")
-
-
-def answer(mark: str, number: str, text: str) -> str:
-    return f"{mark}{number} {text}".rstrip() + "\n\n"
-
-
-def parse_colour(word: str) -> int:
-    seat = COLOURS.get(word.lower())
-    if seat is None:
-        raise Refusal(f"'{word}' is not a colour; use b, black, w or white.")
-    return seat
-
-
-def score_text(black_minus_white: int) -> str:
-    if black_minus_white == 0:
-        return "0"
-    return f"B+{black_minus_white}" if black_minus_white > 0 else f"W+{-black_minus_white}"
-
-
-class GtpEngine:
-    """One game and one player behind the GTP commands; `handle` answers one input line."""
-
-    def __init__(self, cfg: DictConfig):
-        self.cfg = cfg
-        # Without mcts.simulations on the command line, each game set by set_game is searched
-        # with its own playing budget (alphazero.config.presets), as the starting game is.
-        self.follows_budget = cfg.mcts.simulations == cfg.game.play_simulations
-        self.presets = None  # composed on the first set_game: about a second
-        self.board_rng = np.random.default_rng(cfg.seed)
+    def __init__(self, argv: list[str]):
+        self.engine = None
+        self.failure: BaseException | None = None
         self.stopped = False
-        self.commands = {
-            "protocol_version": lambda args: "2",
-            "name": lambda args: ENGINE_NAME,
-            "version": lambda args: engine_version(),
-            "known_command": self.known_command,
-            "list_commands": lambda args: "\n".join(self.commands),
-            "quit": self.quit,
-            "boardsize": self.boardsize,
-            "komi": self.komi,
-            "set_game": self.set_game,
-            "clear_board": self.clear_board,
-            "play": self.play,
-            "genmove": self.genmove,
-            "undo": self.undo,
-            "showboard": lambda args: "\n" + self.game.render(self.state),
-            "final_score": self.final_score,
-        }
-        self.switch_game(build_game(cfg))
+        self.starting = threading.Thread(target=self._start, args=(argv,), daemon=True)
+        self.starting.start()
 
-    # --- the protocol -----------------------------------------------------------------
+    def _start(self, argv: list[str]) -> None:
+        try:
+            from alphazero.gtp_engine import start_engine
+            self.engine = start_engine(argv)
+        except BaseException as error:  # the main thread reports it
+            self.failure = error
+
+    def check_started(self, wait: bool) -> None:
+        """Exit with the reason if the engine could not start (waiting for it with `wait`):
+        a user's mistake in one sentence and exit code 2, a bug with its traceback."""
+        if wait:
+            self.starting.join()
+        if isinstance(self.failure, ValueError):  # ConfigError, GameError, CheckpointError
+            print(f"error: {self.failure}", file=sys.stderr)
+            sys.exit(2)
+        if self.failure is not None:
+            raise self.failure
+
     def handle(self, line: str) -> str | None:
-        """The full answer to one input line (ending in a blank line), or None for no answer."""
-        words = clean_line(line).split()
-        if not words:
-            return None
-        number = words.pop(0) if words[0].isascii() and words[0].isdigit() else ""
-        if not words:
-            return answer("?", number, "missing command after the id")
-        name, args = words[0], words[1:]
+        """The full answer to one input line, or None for no answer."""
+        if self.engine is None:
+            parsed = parse_line(line)
+            if parsed is None:
+                return None
+            number, words = parsed
+            if len(words) == 1 and words[0] in EARLY_ANSWERS:
+                return answer("=", number, EARLY_ANSWERS[words[0]]())
+            if len(words) == 2 and words[0] == "known_command":
+                return answer("=", number, "true" if words[1] in COMMAND_NAMES else "false")
+            if words == ["quit"]:
+                self.stopped = True
+                return answer("=", number, "")
+            self.check_started(wait=True)
+        response = self.engine.handle(line)
+        self.stopped = self.engine.stopped
+        return response
+
+
+def read_lines(lines: queue.SimpleQueue) -> None:
+    """stdin's lines into `lines`, then None (at its end, or if it cannot be read)."""
+    try:
+        for line in text_input():
+            lines.put(line)
+    except (OSError, ValueError):
+        pass
+    lines.put(None)
+
+
+def serve(engine: StartingEngine, lines: queue.SimpleQueue, stdout) -> None:
+    """Answer the lines until quit or their end (None), checking meanwhile that the engine
+    started."""
+    while not engine.stopped:
         try:
-            if name not in self.commands:
-                raise Refusal(f"unknown command '{name[:40]}'; list_commands shows them.")
-            return answer("=", number, self.commands[name](args))
-        except ValueError as error:  # Refusal, GameError, CheckpointError, ConfigError
-            return answer("?", number, " ".join(str(error).split()))
-        except Exception as error:  # last resort: a bug must not end the session
-            return answer("?", number, f"internal error: {type(error).__name__}: "
-                                       + " ".join(str(error).split()))
-
-    def known_command(self, args) -> str:
-        name = self.one_argument(args, "known_command COMMAND")
-        return "true" if name in self.commands else "false"
-
-    def quit(self, args) -> str:
-        self.stopped = True
-        return ""
-
-    @staticmethod
-    def one_argument(args, usage: str) -> str:
-        if len(args) != 1:
-            raise Refusal(f"expected one argument: {usage}.")
-        return args[0]
-
-    # --- the game and the board -------------------------------------------------------
-    def switch_game(self, game) -> None:
-        """Play `game` from now on, with a player built for it; unchanged if that fails. A
-        game set after the first plays with the advisors its own config gives the agent, none
-        where no config covers its boards (and none at all with search_alone=true, which
-        holds for the whole session)."""
-        cfg = self.cfg
-        if hasattr(self, "game"):
-            self.presets = self.presets or load_presets()
-            cfg = copy.deepcopy(cfg)
-            with open_dict(cfg):
-                cfg.game.advisors = advisors_of(game, self.presets)
-                if self.follows_budget:
-                    cfg.mcts.simulations = (playing_budget(game, self.presets)
-                                            or self.cfg.game.play_simulations)
-        player = make_agent(game, cfg)
-        self.game, self.player = game, player
-        self.clear_board([])
-
-    def set_game(self, args) -> str:
-        if not args:
-            raise Refusal("set_game needs key=value parameters (or a game name first), "
-                          "e.g. set_game rows=9 cols=10 forbidden=[4,4].")
-        if "=" not in args[0]:  # a new game, named as game=NAME names it
-            self.switch_game(named_game(args[0], **parse_overrides(args[1:])))
-            return ""
-        params, changes = self.game.params(), parse_overrides(args)
-        if {"rows", "cols"} & changes.keys():
-            params.pop("size", None)  # a rectangle replaces a square board's size
-        self.switch_game(make_game(self.game.name, **{**params, **changes}))
-        return ""
-
-    def boardsize(self, args) -> str:
-        text = self.one_argument(args, "boardsize N")
-        if not (text.isascii() and text.isdigit()):
-            raise Refusal(f"boardsize needs a whole number, not '{text}'.")
-        size, params = int(text), self.game.params()
-        if "size" in params:
-            self.switch_game(make_game(self.game.name, **{**params, "size": size}))
-        elif "rows" in params or "cols" in params:
-            raise Refusal(f"{self.game.name} boards have rows and columns: use set_game rows=R cols=C "
-                          "(and forbidden=[row,col], null or random).")
-        elif size == self.game.height == self.game.width:
-            self.clear_board([])
-        else:
-            raise Refusal(f"{self.game.name} is played on a {self.game.height}x{self.game.width} "
-                          "board only.")
-        return ""
-
-    def komi(self, args) -> str:
-        text = self.one_argument(args, "komi X")
-        try:
-            float(text)
-        except ValueError:
-            raise Refusal(f"komi needs a number, not '{text}'.") from None
-        return ""
-
-    def clear_board(self, args) -> str:
-        self.state = self.game.new_state(self.board_rng)
-        self.history = []  # states before each move, for undo
-        return ""
-
-    def undo(self, args) -> str:
-        if not self.history:
-            raise Refusal("there is no move to undo.")
-        self.state = self.history.pop()
-        return ""
-
-    # --- moves --------------------------------------------------------------------------
-    def colour_to_play(self, args, usage: str, count: int) -> int:
-        """The seat named in args[0], checked against the game: over, or the other side's turn."""
-        if len(args) != count:
-            raise Refusal(f"expected {usage}.")
-        seat = parse_colour(args[0])
-        if self.game.status(self.state) != ONGOING:
-            raise Refusal("game is over.")
-        to_move = self.game.to_move(self.state)
-        if seat != to_move:
-            raise Refusal(f"it is {COLOUR_NAMES[to_move]}'s turn, not {COLOUR_NAMES[seat]}'s.")
-        return seat
-
-    def apply(self, action: int) -> None:
-        self.history.append(self.state.copy())
-        self.game.play(self.state, action)
-
-    def play(self, args) -> str:
-        self.colour_to_play(args, "play COLOUR MOVE", 2)
-        self.apply(self.game.parse_move(self.state, args[1]))
-        return ""
-
-    def genmove(self, args) -> str:
-        self.colour_to_play(args, "genmove COLOUR", 1)
-        action = int(self.player.best_actions(self.state[None])[0])
-        move = self.game.format_move(self.state, action)
-        self.apply(action)
-        return move
-
-    def final_score(self, args) -> str:
-        # Games that count discs report their difference, even before the end.
-        score = getattr(self.game, "score", None)
-        if score is not None:
-            return score_text(score(self.state))
-        status = self.game.status(self.state)
-        if status == ONGOING:
-            raise Refusal("the game is not over, and it has no score before its end.")
-        return WINNER_SCORES[status]
-
-
-def serve(engine: GtpEngine, stdin: TextIO, stdout: TextIO) -> None:
-    for line in stdin:
+            line = lines.get(timeout=0.1)
+        except queue.Empty:
+            engine.check_started(wait=False)
+            continue
+        if line is None:
+            engine.check_started(wait=True)
+            return
         response = engine.handle(line)
         if response is not None:
             stdout.write(response)
             stdout.flush()
-        if engine.stopped:
-            return
 
 
 def main(argv: list[str]) -> None:
-    check_command_line("engine", "engine", argv)
-
-    def session():
-        cfg = command_config("engine", argv)
-        validate(cfg)
-        use_search_threads(cfg.threads)
-        serve(GtpEngine(cfg), text_input(), sys.stdout)
-
-    run_or_exit(session)
+    if any(word in HELP_FLAGS for word in argv):
+        check_command_line("engine", "engine", argv)
+    # stdin is read in a thread, so that a failed start ends the engine at once even while
+    # no command comes
+    lines = queue.SimpleQueue()
+    reader = threading.Thread(target=read_lines, args=(lines,), daemon=True)
+    reader.start()
+    code = 0
+    try:
+        serve(StartingEngine(argv), lines, sys.stdout)
+    except KeyboardInterrupt:
+        code = 130
+    except SystemExit as stopped:
+        code = stopped.code
+    if reader.is_alive():  # blocked reading stdin, which a normal exit would wait on and abort
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ from typing import Callable, TextIO
 
 import numpy as np
 
-from alphazero.config.command import command_config, run_or_exit, text_input
-from alphazero.config.command_line import check_command_line
+from alphazero.config.command import command_config, run_or_exit
+from alphazero.config.command_line import check_command_line, text_input
 from alphazero.config.settings import SEATS, build_game, validate
 from alphazero.agent.build import make_agent
 from alphazero.config.threads import use_search_threads

@@ -92,7 +92,7 @@ def play_script():
 @pytest.fixture(scope="session")
 def make_engine(compose_config):
     """make_engine(*overrides): a GTP engine configured as `python -m alphazero.engine` is."""
-    from alphazero.engine import GtpEngine
+    from alphazero.gtp_engine import GtpEngine
 
     def make_engine(*overrides):
         return GtpEngine(compose_config("engine", *overrides))

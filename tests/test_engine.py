@@ -1,6 +1,8 @@
 """The GTP engine: scripted sessions per game, refusals that change nothing, and stdin/stdout."""
+import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -192,3 +194,42 @@ def test_the_search_alone_holds_through_every_game_and_board_change(make_engine,
         assert advisor_names(engine) == [], line
         assert engine.player.search_config.rollout_share == 0.0, line
 
+
+
+def test_the_engine_answers_a_gui_within_a_second_of_a_cold_start(tmp_path):
+    """With empty caches (the network, the configs and the precision's speeds all prepared
+    afresh), `protocol_version`, `name` and `list_commands` come back at once: GUIs and match
+    tools give up on an engine that is silent for a few seconds. The first genmove waits for
+    the start."""
+    began = time.perf_counter()
+    engine = subprocess.Popen([sys.executable, "-m", "alphazero.engine", "game=connect4_classic",
+                               "mcts.simulations=8"], cwd=ROOT, text=True,
+                              env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)},
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    engine.stdin.write("protocol_version\nname\nlist_commands\ngenmove b\nquit\n")
+    engine.stdin.flush()
+
+    def next_answer() -> str:
+        lines = []
+        while (line := engine.stdout.readline()) not in ("\n", ""):
+            lines.append(line)
+        return "".join(lines).strip()
+    early = [next_answer() for _ in range(3)]
+    assert time.perf_counter() - began < 1.0
+    assert early[:2] == ["= 2", "= alphazero-boardgames"]
+    assert early[2].split("\n")[-1] == "final_score" and "genmove" in early[2]
+    assert next_answer()[2:] in [str(c) for c in range(1, 8)] and next_answer() == "="
+    engine.stdin.close()
+    assert engine.wait(timeout=60) == 0
+
+
+def test_an_engine_that_cannot_start_says_why_without_waiting_for_a_command():
+    engine = subprocess.Popen([sys.executable, "-m", "alphazero.engine", "game=connect4_classic",
+                               "checkpoint=/no/such.pt"], cwd=ROOT, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:  # stdin stays open: the engine ends by itself
+        assert engine.wait(timeout=60) == 2
+        assert engine.stderr.read() == "error: no checkpoint at /no/such.pt.\n"
+    finally:
+        engine.kill()
+        engine.stdin.close()

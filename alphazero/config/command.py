@@ -11,9 +11,8 @@ it by name like any setting it lacks).
 """
 from __future__ import annotations
 
-import io
 import sys
-from typing import Callable, TextIO
+from typing import Callable
 
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
@@ -41,12 +40,6 @@ def command_config(config_name: str, argv: list[str]) -> DictConfig:
             known = flat_keys(compose_config(config_name, []))
             raise ConfigError(no_such_setting(config_name, key, known)) from None
         raise ConfigError(f"bad setting: {str(error).splitlines()[0]}") from None
-
-
-def text_input() -> TextIO:
-    """stdin that reads bytes that are not UTF-8 as replacement characters instead of raising
-    (play's and the engine's input)."""
-    return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
 
 
 def run_or_exit(session: Callable[[], None]) -> None:

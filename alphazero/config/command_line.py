@@ -8,8 +8,10 @@ reference is) and exits 0; a setting the command does not have, misspelled or ad
 from __future__ import annotations
 
 import difflib
+import io
 import sys
 from dataclasses import dataclass
+from typing import TextIO
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -53,6 +55,12 @@ USAGES = {
                     "Writes a checkpoint's network as an ONNX model.",
                     ("checkpoint", "out")),
 }
+
+
+def text_input() -> TextIO:
+    """stdin that reads bytes that are not UTF-8 as replacement characters instead of raising
+    (play's and the engine's input)."""
+    return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
 
 
 def check_command_line(command: str, config_name: str, argv: list[str]) -> None:
