@@ -13,8 +13,9 @@ the same colour. Besides the standard commands:
                                   game from its defaults, or a config such as connect4_classic),
                                   e.g. `set_game rows=9 cols=10 forbidden=[4,4]`; clears the board
   boardsize N                     Connect6 sizes 6-19; Othello 8 only; Connect-4 uses set_game
-  final_score                     Othello: the disc difference (B+n, W+n or 0), also mid-game;
-                                  other games: B+1, W+1 or 0 once over, refused before the end
+  final_score                     once over, Othello: the disc difference (B+n, W+n or 0);
+                                  other games: B+1, W+1 or 0; refused before the end (Othello's
+                                  refusal says the disc difference so far)
   komi X                          accepted (GTP requires it) and ignored: no game here has komi
 
 clear_board on a game whose board is drawn per game (Connect-4 ranges) draws the next board
@@ -223,14 +224,17 @@ class GtpEngine:
         return move
 
     def final_score(self, args) -> str:
-        # Games that count discs report their difference, even before the end.
+        """A finished game's score: its disc difference where the game counts one (Othello),
+        else who won. Before the end it refuses, saying the disc difference so far if any:
+        a mid-game count is no final score."""
         score = getattr(self.game, "score", None)
-        if score is not None:
-            return score_text(score(self.state))
         status = self.game.status(self.state)
         if status == ONGOING:
-            raise Refusal("the game is not over, and it has no score before its end.")
-        return WINNER_SCORES[status]
+            if score is None:
+                raise Refusal("the game is not over, and it has no score before its end.")
+            raise Refusal(f"the game is not over; the disc difference so far is "
+                          f"{score_text(score(self.state))}.")
+        return score_text(score(self.state)) if score is not None else WINNER_SCORES[status]
 
 
 def start_engine(argv: list[str]) -> GtpEngine:
