@@ -118,9 +118,17 @@ def test_agent_searches_with_the_value_settings_its_network_was_trained_with(
         assert getattr(make_agent(game, cfg).search_config, key) == expected
 
 
-@pytest.mark.parametrize("command", ["config", "evaluate", "curve", "play", "engine"])
+def test_the_recipes_train_in_the_precision_they_were_measured_in(compose_config):
+    for game in ("connect6", "connect4_classic", "othello", "othello_standard", "gomoku8"):
+        cfg = compose_config("config", f"game={game}")
+        assert (cfg.selfplay.precision, cfg.train.precision) == ("float32", "float32")
+    bare = compose_config("config", "game=connect6", "selfplay.precision=auto", "train.precision=auto")
+    assert (bare.selfplay.precision, bare.train.precision) == ("auto", "auto")
+
+
+@pytest.mark.parametrize("command", ["evaluate", "curve", "play", "engine"])
 def test_every_command_chooses_the_networks_precision_unless_told(tmp_path, command, compose_config, tiny_checkpoint):
-    """`auto` everywhere: the fastest path on this CPU that agrees with float32
+    """`auto` wherever a network plays: the fastest path on this CPU that agrees with float32
     (alphazero.nn.precision); float32 when asked, through ONNX Runtime."""
     cfg = compose_config(command, "game=connect4_classic", "device=cpu")
     assert cfg.selfplay.precision == "auto"
