@@ -16,6 +16,9 @@ from typing import TextIO
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.config.choices import GROUPS, check_group_choices
+from alphazero.config.compose import compose_config
+from alphazero.config.errors import ConfigError
+from alphazero.config.paths import CONF_DIR
 
 HELP_FLAGS = ("-h", "--help")
 
@@ -70,7 +73,6 @@ def check_command_line(command: str, config_name: str, argv: list[str]) -> None:
         print(usage_text(command, config_name, argv))
         sys.exit(0)
     check_group_choices(argv)
-    from alphazero.config.errors import ConfigError
     try:
         unknown_setting(command, config_name, argv)
     except ConfigError as error:
@@ -82,8 +84,6 @@ def unknown_setting(command: str, config_name: str, argv: list[str]) -> None:
     """A ConfigError naming the first setting of argv that conf/<config_name>.yaml lacks,
     with the closest it has. `+key=value` counts as the key: a misspelled key must not be
     added silently (a config group such as `+recipe=quick` may be added)."""
-    from alphazero.config.compose import compose_config
-    from alphazero.config.errors import ConfigError
     plain = [word for word in argv if not word.startswith("hydra.") and "=" in word]
     base = [word for word in plain if not word.startswith("+")]
     cfg = compose_config(config_name, [w for w in base if w.partition("=")[0] in GROUPS])
@@ -114,7 +114,6 @@ def flat_keys(cfg: DictConfig) -> list[str]:
 
 def usage_text(command: str, config_name: str, argv: list[str]) -> str:
     usage = USAGES[command]
-    from alphazero.config.compose import compose_config
     chosen = [w for w in argv if w.lstrip("+").partition("=")[0] in GROUPS]
     cfg = compose_config(config_name, chosen)
     lines = [f"usage: {usage.synopsis}", "", usage.does, "", "main settings (default):"]
@@ -126,7 +125,6 @@ def usage_text(command: str, config_name: str, argv: list[str]) -> str:
         value = OmegaConf.select(cfg, key, throw_on_missing=False)
         shown = OmegaConf.to_container(value) if isinstance(value, DictConfig) else value
         lines.append(f"  {key:<{width}}  {'null' if shown is None else shown}")
-    from alphazero.config.paths import CONF_DIR
     lines.append("")
     if "game" in cfg:
         games = ", ".join(sorted(path.stem for path in (CONF_DIR / "game").glob("*.yaml")))
