@@ -202,7 +202,7 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     config = _selfplay_config(options)
     model = build_model("cnn", game).to(_device(options))
     precision, _ = resolve_precision(str(options.get("precision", "auto")), model, game,
-                                     _device(options))
+                                     _device(options), config.games_in_parallel)
     inference = Inference(model, _device(options), precision)
     counts = {"positions": 0, "network_s": 0.0, "simulations": 0}
 
@@ -274,7 +274,7 @@ def _bench_selfplay_service(game, options: dict, workers: int) -> list[dict]:
     config = _selfplay_config(options)
     model = build_model("cnn", game).to(_device(options))
     precision, _ = resolve_precision(str(options.get("precision", "auto")), model, game,
-                                     _device(options))
+                                     _device(options), config.games_in_parallel)
     spec = WorkerSpec(game_name=game.name, game_params=game.params(), model_kind="cnn",
                       model_sizes={}, device=_device(options).type, precision=precision,
                       selfplay=config, search=SearchConfig.from_cfg(default_config().mcts),
