@@ -15,11 +15,7 @@ import sys
 import threading
 
 from alphazero.config.command_line import HELP_FLAGS, check_command_line, text_input
-from alphazero.engine_protocol import (COMMAND_NAMES, ENGINE_NAME, answer, engine_version,
-                                       parse_line)
-
-EARLY_ANSWERS = {"protocol_version": lambda: "2", "name": lambda: ENGINE_NAME,
-                 "version": engine_version, "list_commands": lambda: "\n".join(COMMAND_NAMES)}
+from alphazero.engine_protocol import COMMAND_NAMES, GAME_FREE_ANSWERS, answer, parse_line
 
 
 class StartingEngine:
@@ -57,8 +53,8 @@ class StartingEngine:
             if parsed is None:
                 return None
             number, words = parsed
-            if len(words) == 1 and words[0] in EARLY_ANSWERS:
-                return answer("=", number, EARLY_ANSWERS[words[0]]())
+            if len(words) == 1 and words[0] in GAME_FREE_ANSWERS:
+                return answer("=", number, GAME_FREE_ANSWERS[words[0]]())
             if len(words) == 2 and words[0] == "known_command":
                 return answer("=", number, "true" if words[1] in COMMAND_NAMES else "false")
             if words == ["quit"]:

@@ -40,3 +40,8 @@ def parse_line(line: str) -> tuple[str, list[str]] | None:
 
 def answer(mark: str, number: str, text: str) -> str:
     return f"{mark}{number} {text}".rstrip() + "\n\n"
+
+
+# the answers that need no game: the starting engine gives them, and the engine after it
+GAME_FREE_ANSWERS = {"protocol_version": lambda: "2", "name": lambda: ENGINE_NAME,
+                     "version": engine_version, "list_commands": lambda: "\n".join(COMMAND_NAMES)}

@@ -32,8 +32,7 @@ from alphazero.agent.build import make_agent
 from alphazero.config.command import command_config
 from alphazero.config.command_line import unknown_setting
 from alphazero.config.settings import build_game, validate
-from alphazero.engine_protocol import (COMMAND_NAMES, ENGINE_NAME, answer, engine_version,
-                                       parse_line)
+from alphazero.engine_protocol import COMMAND_NAMES, GAME_FREE_ANSWERS, answer, parse_line
 from alphazero.config.presets import advisors_of, load_presets, named_game, playing_budget
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, make_game
@@ -72,12 +71,9 @@ class GtpEngine:
         self.presets = None  # composed on the first set_game: about a second
         self.board_rng = np.random.default_rng(cfg.seed)
         self.stopped = False
-        self.commands = {
-            "protocol_version": lambda args: "2",
-            "name": lambda args: ENGINE_NAME,
-            "version": lambda args: engine_version(),
+        handlers = {
+            **{name: (lambda args, text=text: text()) for name, text in GAME_FREE_ANSWERS.items()},
             "known_command": self.known_command,
-            "list_commands": lambda args: "\n".join(self.commands),
             "quit": self.quit,
             "boardsize": self.boardsize,
             "komi": self.komi,
@@ -89,7 +85,8 @@ class GtpEngine:
             "showboard": lambda args: "\n" + self.game.render(self.state),
             "final_score": self.final_score,
         }
-        assert tuple(self.commands) == COMMAND_NAMES  # what the starting engine lists
+        assert set(handlers) == set(COMMAND_NAMES)
+        self.commands = {name: handlers[name] for name in COMMAND_NAMES}  # list_commands' order
         self.switch_game(build_game(cfg))
 
     # --- the protocol -----------------------------------------------------------------

@@ -52,12 +52,12 @@ class OnnxInference:
     on a CPU: numpy in, numpy out. `runner` runs the model (alphazero.nn.precision.cpu_runner)."""
 
     def __init__(self, runner, precision: str = "float32", runtime: str = "onnxruntime"):
-        self.session, self.precision, self.runtime = runner, precision, runtime
+        self.runner, self.precision, self.runtime = runner, precision, runtime
 
     def __call__(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """planes float32 [n, P, H, W], legal bool [n, A] -> (priors float32 [n, A] summing
         to 1 over the legal actions, values float32 [n] from the side to move's view)."""
         if len(planes) == 0:
             return np.zeros(legal.shape, np.float32), np.zeros(0, np.float32)
-        log_policy, value = self.session(planes, legal)
+        log_policy, value = self.runner(planes, legal)
         return np.exp(log_policy), value

@@ -8,7 +8,7 @@ its shipped network's self-play search evaluated (alphazero/nn/positions/, writt
 bench/precision_positions.py), or positions of random play for a game that has none.
 
 A low-precision path pays a fixed cost per call that float32 does not (OpenVINO's at batch 1:
-0.6x float32's positions/s), so the choice holds the batch size from which it is faster:
+0.37-0.61x float32's positions/s), so the choice holds the batch size from which it is faster:
 below it, float32 runs (a game against a person searches one position at a time, self-play
 and matches many). The speeds are measured once per machine and network shape and cached on
 disk (`speeds.json` in the cache folder); the accuracy check runs on every choice, with the
@@ -39,10 +39,10 @@ BFLOAT16 = ("bfloat16", "openvino")
 BF16_FLAGS = {"avx512_bf16", "amx_bf16"}
 # The largest difference from float32 a low-precision path may make on any one of the
 # positions: |value| and the total variation of the priors (half the L1 distance). Chosen
-# between what the two low precisions measured on the shipped networks: bfloat16 stays at
-# half of it or less (0.007-0.028 in value, 0.012-0.019 in priors), int8 (ONNX Runtime,
-# calibrated on real positions) misses it (0.035-0.47, 0.047-0.061; bench/int8_quantized.py,
-# docs/performance.md).
+# between what the two low precisions measured on the shipped Connect6, Connect-4 and
+# Othello networks: bfloat16 stays at about half of it or less (0.007-0.024 in value,
+# 0.012-0.019 in priors), int8 (ONNX Runtime, calibrated on real positions) misses it
+# (0.035-0.47, 0.047-0.061; bench/int8_quantized.py, docs/performance.md).
 TOLERANCE = {"value": 0.05, "policy": 0.05}
 SPEED_BATCHES = (1, 8, 64)  # the last one is self-play's and a match's (32-128 games at once)
 SPEED_SECONDS = 0.2

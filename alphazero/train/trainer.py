@@ -38,7 +38,8 @@ def _mean_entropy(log_policy: torch.Tensor) -> torch.Tensor:
 
 def training_precision(setting: str, device: torch.device) -> str:
     """train.precision made concrete: `auto` is bfloat16 on a CPU with bfloat16 units
-    (2-3x float32's samples/s there; docs/performance.md), else float32."""
+    (1.7-2.1x float32's samples/s on an AMD EPYC with AVX512-BF16; docs/performance.md),
+    else float32."""
     if setting != "auto":
         return setting
     return "bfloat16" if torch.device(device).type == "cpu" and cpu_flags() & BF16_FLAGS else "float32"

@@ -166,7 +166,7 @@ class LocalPool:
                  shared_inference: bool | None = None):
         if max_games_in_flight < workers:
             raise ConfigError(f"pool.max_games_in_flight must be at least the number of workers "
-                             f"({workers}), not {max_games_in_flight}.")
+                              f"({workers}), not {max_games_in_flight}.")
         self.spec = spec
         self.num_workers = workers
         self.games_per_worker = max_games_in_flight // workers
