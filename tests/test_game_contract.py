@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, game_names, make_game
+from games.core.presentation import BOARD_STYLES
 from games.core.rng import make_rng
 from games.core.specialize import specialize
 
@@ -326,3 +327,11 @@ def test_random_playout_ends_the_game(game):
         again = played.copy()
         assert game.kernels["random_playout"](again, make_rng(4)) == code and \
             np.array_equal(again, played), f"{rule}: a finished game must stay as it is"
+
+
+def test_presentation_names_the_game_its_sides_and_its_board(game):
+    shown = game.presentation()
+    assert shown.name and shown.rules.endswith(".")
+    assert len(shown.side_names) == 2 and all(shown.side_names) and len(set(shown.side_names)) == 2
+    assert shown.board_style in BOARD_STYLES
+    assert shown.title.startswith(shown.name)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from games.core.presentation import Presentation
 from games.core.base import DRAW, FIRST_WON, ONGOING, Game, GameError, check_param_names, int_param
 from games.core.rng import rand_below
 
@@ -260,6 +261,11 @@ def _describe(side: tuple[int, int]):
     return side[0] if side[0] == side[1] else list(side)
 
 
+def _describe_side(side: tuple[int, int]) -> str:
+    """A side's length, or its range where boards are drawn per game: "6", "9-12"."""
+    return str(side[0]) if side[0] == side[1] else f"{side[0]}-{side[1]}"
+
+
 class Connect4(Game):
     name = "connect4"
     planes = 4
@@ -298,6 +304,25 @@ class Connect4(Game):
     def params(self) -> dict:
         forbidden = list(self.forbidden) if isinstance(self.forbidden, tuple) else self.forbidden
         return {"rows": _describe(self.rows), "cols": _describe(self.cols), "forbidden": forbidden}
+
+    def presentation(self) -> Presentation:
+        classic = self.rows == (6, 6) and self.cols == (7, 7) and self.forbidden is None
+        course = self.rows == (9, 12) and self.cols == (9, 12) and self.forbidden == "random"
+        rules = "Discs fall to the lowest free cell of a column; four in a row wins; a full board is a draw."
+        variant = ""
+        if course:
+            variant = "course rules: 9-12 rows and columns, one forbidden cell"
+            rules = ("Discs fall to the lowest free cell of a column; four in a row wins. Each game "
+                     "draws a board of 9 to 12 rows and columns with one forbidden cell that no disc "
+                     "may fill: discs land on top of it, and it breaks lines.")
+        elif self.forbidden is not None:
+            variant = "one forbidden cell"
+            rules += " No disc may fill the forbidden cell: discs land on top of it, and it breaks lines."
+        board = "" if course else f"{_describe_side(self.rows)}×{_describe_side(self.cols)}"
+        return Presentation(name="Connect-4", rules=rules, variant=variant, board=board,
+                            side_names=("Red", "Yellow"), board_style="columns",
+                            blocked_reason="This is the forbidden cell: no disc may fill it "
+                                           "(discs land on top of it).")
 
     def played_by(self, trained: dict) -> bool:
         """Every board inside the trained ranges; a network trained with a random forbidden

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from games.core.presentation import Presentation
 from games.core.base import DRAW, ONGOING, Game, check_param_names, int_param
 from games.connect6.threats import cell_windows, compile_threat_search, forced_cells, six_windows
 from games.core.rng import rand_below
@@ -208,6 +209,11 @@ class Connect6(StoneBoard, Game):
 
     def params(self) -> dict:
         return {"size": self.size}
+
+    def presentation(self) -> Presentation:
+        return Presentation(name="Connect6", board=f"{self.size}×{self.size}", rules=(
+            "Six or more in a row wins. Black opens with one stone, then each side places two "
+            "stones a turn."))
 
     def new_state(self, rng=None) -> np.ndarray:
         return self.empty_board((self.size, 0, ONGOING, NONE, NONE, NONE))

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from games.core.presentation import Presentation
+
 ONGOING, FIRST_WON, SECOND_WON, DRAW = 0, 1, 2, 3
 STATUS_NAMES = {ONGOING: "ongoing", FIRST_WON: "first player won",
                 SECOND_WON: "second player won", DRAW: "draw"}
@@ -94,6 +96,11 @@ class Game:
     def new_state(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """The start position. Games whose board is drawn per game use `rng` to draw it."""
         raise NotImplementedError
+
+    def presentation(self) -> Presentation:
+        """The game's words and look for people (games.core.presentation); by default its
+        name, black and white stones and no rules line."""
+        return Presentation(name=self.name, rules="")
 
     def board_params(self, state: np.ndarray) -> dict:
         """The parameters of the board `state` is on: `make_game(name, **board_params)`

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from games.core.presentation import Presentation
 from games.core.base import (DRAW, ONGOING, Game, GameError, bool_param, check_param_names,
                              int_param)
 from games.core.rng import rand_below
@@ -214,6 +215,13 @@ class Gomoku(StoneBoard, Game):
         shape = ({"size": self.rows} if self.rows == self.cols
                  else {"rows": self.rows, "cols": self.cols})
         return {**shape, "exact_five": self.exact_five}
+
+    def presentation(self) -> Presentation:
+        line = ("Exactly five in a row wins (six or more does not)" if self.exact_five
+                else "Five or more in a row wins (free-style: six counts too)")
+        return Presentation(name="Gomoku", board=f"{self.rows}×{self.cols}",
+                            variant="exactly five" if self.exact_five else "",
+                            rules=f"{line}. Black moves first, one stone a turn.")
 
     def new_state(self, rng=None) -> np.ndarray:
         return self.empty_board((self.rows, self.cols, 0, ONGOING, NONE, int(self.exact_five)))

@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from games.core.presentation import Presentation
 from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, Game, GameError, check_param_names
 from games.core.rng import rand_below
 from games.othello.bitboard import (CELLS, COURSE, SIZE, STANDARD, U1, flips_of, flips_vec,
@@ -197,6 +198,20 @@ class Othello(Game):
 
     def params(self) -> dict:
         return {"rules": self.rules}
+
+    def presentation(self) -> Presentation:
+        if self.rule_code == COURSE:
+            return Presentation(
+                name="Othello", variant="course rules: empty board, corners never played",
+                rules=("The board starts empty and the four corners are never played. Any empty "
+                       "cell of the central 6×6 may be played, turning the discs it brackets "
+                       "(maybe none); an outer cell only where it turns some. A side without a "
+                       "move passes; more discs wins."),
+                board_style="squares", blocked_reason="The corners are never played in course Othello.")
+        return Presentation(
+            name="Othello", board="8×8", board_style="squares",
+            rules=("Four discs start in the centre; every move must turn discs by bracketing them; "
+                   "a side without a move passes; more discs wins."))
 
     def new_state(self, rng=None) -> np.ndarray:
         state = np.zeros(self.state_size, dtype=np.int64)
