@@ -29,6 +29,7 @@ from torch.utils.tensorboard import SummaryWriter
 from alphazero.nn import checkpoint
 from alphazero.config.command_line import check_command_line
 from alphazero.config.errors import ConfigError
+from alphazero.config.schema import register as register_settings
 from alphazero.config.settings import build_game, validate
 from alphazero.evaluate.elo import fit_elo, round_robin, score_table
 from alphazero.evaluate.elo_plot import elo_svg
@@ -180,6 +181,9 @@ def format_ratings(players: list[dict]) -> str:
         lines.append(f"{p['player']:<{width}}{'' if games is None else games:>15}"
                      f"{p['elo']:>7.0f}  {interval:<14}{p['games']:>6}{p['score']:>7.3f}")
     return "\n".join(lines)
+
+
+register_settings()  # the structures conf/ composes on, before Hydra reads conf/
 
 
 @hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="curve")

@@ -44,6 +44,9 @@ def compose_config():
     """compose_config(name, *overrides): conf/NAME.yaml composed with the overrides."""
     from hydra import compose, initialize_config_dir
 
+    from alphazero.config.schema import register
+    register()
+
     def compose_config(name: str, *overrides: str):
         with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
             return compose(config_name=name, overrides=list(overrides))

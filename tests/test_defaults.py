@@ -90,7 +90,7 @@ def test_training_keeps_the_recipes_self_play_budget(compose_config):
     (["train.optimizer=rmsprop"], "train.optimizer"),
     (["model.sizes.global_pool=yes"], "model.sizes.global_pool"),
     (["eval.levels=[0]"], "eval.levels"),
-    (["human=middle"], "human must be first or second"),
+    (["human=middle"], "human must be one of first, second"),
 ])
 def test_bad_settings_are_refused_before_any_work(overrides, words, compose_config):
     with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
@@ -182,3 +182,11 @@ def test_set_game_takes_the_new_games_playing_budget_unless_one_was_given(compos
     given = make_engine("game=connect4_classic", "mcts.simulations=16", "device=cpu")
     ok(given, "set_game connect6")
     assert given.player.simulations == 16
+
+
+def test_the_settings_page_is_the_schemas_table():
+    """docs/settings.md is generated from alphazero/config/schema.py: a changed default, range
+    or meaning must be regenerated (`python -m alphazero.config.schema > docs/settings.md`)."""
+    from alphazero.config.schema import reference
+    assert (CONF_DIR.parent / "docs" / "settings.md").read_text() == reference()
+

@@ -6,6 +6,8 @@ import pytest
 import ray
 import torch
 from hydra import compose, initialize_config_dir
+
+from alphazero.config.schema import register
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from alphazero.train import game_log
@@ -13,6 +15,8 @@ from alphazero.workers.ray_pool import RayPool, auto_worker_count
 from alphazero.train.loop import TrainingRun
 
 from helpers import ROOT, TINY
+
+register()  # the settings' structures that conf/ composes on
 
 ONE_WORKER = ["selfplay.workers=1", "eval.interval=0"]
 

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
+
+from alphazero.config.command import command_config
+from alphazero.config.schema import register
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from alphazero.nn import checkpoint
@@ -20,6 +23,8 @@ from alphazero.train import game_log
 from alphazero.train.loop import TrainingRun, selfplay_seed
 
 from helpers import TINY
+
+register()  # the settings' structures that conf/ composes on
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -176,10 +181,8 @@ def test_bad_overrides_give_one_line(tmp_path, override, words, train):
 def test_bad_settings_are_refused_by_name(override, words):
     """The check behind the one line above (train's ConfigError), for every kind of setting,
     without starting a process each."""
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
-        cfg = compose("config", overrides=[*TINY, *override.split()])
-    with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
-        validate_training(cfg)
+    with pytest.raises(ConfigError, match=words.replace(".", r"\.")):  # a type: when composed
+        validate_training(command_config("config", [*TINY, *override.split()]))
 
 
 def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from alphazero.config.choices import check_group_choices
-from alphazero.config.command_line import flat_keys, no_such_setting
+from alphazero.config.command_line import composition_error
 from alphazero.config.compose import compose_config
 from alphazero.config.errors import ConfigError
 from games.core.compile_note import tell_first_compilation
@@ -32,14 +32,10 @@ def command_config(config_name: str, argv: list[str]) -> DictConfig:
     try:
         return compose_config(config_name, argv)
     except Exception as error:
-        from hydra.errors import ConfigCompositionException, HydraException  # imported by then
+        from hydra.errors import HydraException  # imported by then
         if not isinstance(error, (HydraException, OmegaConfBaseException)):
             raise
-        if isinstance(error, ConfigCompositionException) and "not in struct" in str(error.__cause__):
-            key = getattr(error.__cause__, "full_key", None) or str(error).split("'")[1]
-            known = flat_keys(compose_config(config_name, []))
-            raise ConfigError(no_such_setting(config_name, key, known)) from None
-        raise ConfigError(f"bad setting: {str(error).splitlines()[0]}") from None
+        raise ConfigError(composition_error(config_name, error)) from None
 
 
 def run_or_exit(session: Callable[[], None]) -> None:

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import (ConfigAttributeError, ConfigKeyError, OmegaConfBaseException,
+                              ValidationError)
 
+from alphazero.config import schema
 from alphazero.config.choices import GROUPS, check_group_choices
 from alphazero.config.compose import compose_config
 from alphazero.config.errors import ConfigError
@@ -75,6 +78,7 @@ def check_command_line(command: str, config_name: str, argv: list[str]) -> None:
     check_group_choices(argv)
     try:
         unknown_setting(command, config_name, argv)
+        typed_setting(config_name, argv)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
@@ -93,6 +97,31 @@ def unknown_setting(command: str, config_name: str, argv: list[str]) -> None:
         if key in GROUPS or key in known:
             continue
         raise ConfigError(no_such_setting(command, key, known))
+
+
+def composition_error(config_name: str, error: Exception) -> str:
+    """Hydra's refusal of an override as one sentence: a setting the command lacks (with the
+    closest it has), or a value of the wrong type (with what the setting takes)."""
+    cause = error.__cause__ or error
+    key = getattr(cause, "full_key", None)
+    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) or "not in struct" in str(cause):
+        key = key or str(error).split("'")[1]
+        known = flat_keys(compose_config(config_name, []))
+        return no_such_setting(config_name, key, known)
+    if isinstance(cause, ValidationError) and key:
+        value = str(cause).split("'")[1] if "'" in str(cause) else "?"
+        return f"{key} must be {schema.type_words(key)}, not '{value}'."
+    return f"bad setting: {str(error).splitlines()[0]}"
+
+
+def typed_setting(config_name: str, argv: list[str]) -> None:
+    """A ConfigError where a value does not fit its setting's type (alphazero.config.schema),
+    so that every command refuses it in one sentence before it starts."""
+    from hydra.errors import HydraException
+    try:
+        compose_config(config_name, [word for word in argv if not word.startswith("hydra.")])
+    except (HydraException, OmegaConfBaseException) as error:
+        raise ConfigError(composition_error(config_name, error)) from None
 
 
 def no_such_setting(command: str, key: str, known: list[str]) -> str:
@@ -129,7 +158,6 @@ def usage_text(command: str, config_name: str, argv: list[str]) -> str:
     if "game" in cfg:
         games = ", ".join(sorted(path.stem for path in (CONF_DIR / "game").glob("*.yaml")))
         lines.append(f"games (game=NAME): {games}")
-    files = f"conf/{config_name}.yaml" + (" on conf/config.yaml" if config_name != "config"
-                                          and "mcts" in cfg else "")
-    lines.append(f"every setting, with its meaning: {files}; the reference: {usage.reference}")
+    lines.append(f"every setting, with its default and meaning: docs/settings.md; the "
+                 f"guide: {usage.reference}")
     return "\n".join(lines)

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 from importlib import metadata
+from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -19,6 +20,7 @@ from alphazero.config.paths import CACHE_DIR, CONF_DIR
 
 MOST_CONFIGS = 256
 CONFIGS = CACHE_DIR / "configs"
+SCHEMA = Path(__file__).with_name("schema.py")
 
 
 def compose_config(config_name: str, overrides: list[str]) -> DictConfig:
@@ -47,6 +49,7 @@ def compose_config(config_name: str, overrides: list[str]) -> DictConfig:
 def composition_key(config_name: str, overrides: list[str]) -> str:
     hydra = metadata.version("hydra-core")
     digest = hashlib.sha256(json.dumps([hydra, config_name, list(overrides)]).encode())
+    digest.update(SCHEMA.read_bytes())  # the defaults under conf/
     for path in sorted(CONF_DIR.rglob("*.yaml")):
         digest.update(str(path.relative_to(CONF_DIR)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:32]
@@ -55,6 +58,8 @@ def composition_key(config_name: str, overrides: list[str]) -> str:
 def _compose(config_name: str, overrides: list[str]) -> DictConfig:
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
+    from alphazero.config.schema import register
+    register()
     if GlobalHydra.instance().is_initialized():
         return compose(config_name=config_name, overrides=overrides)
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):

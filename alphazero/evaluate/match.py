@@ -29,6 +29,7 @@ from alphazero.evaluate import judges
 from alphazero.evaluate.gtp import program_command, program_opponent
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
+from alphazero.config.schema import register as register_settings
 from alphazero.config.settings import build_game, validate
 from alphazero.search.openings import random_opening_moves
 from alphazero.config.paths import CONF_DIR
@@ -338,6 +339,9 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
         report["gtp"] = OmegaConf.to_container(cfg.gtp)
     checkpoint.save_json_atomic(report, out_dir / "ladder.json")
     return report
+
+
+register_settings()  # the structures conf/ composes on, before Hydra reads conf/
 
 
 @hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="evaluate")

@@ -22,13 +22,15 @@ from games.core.specialize import specialize
 
 @dataclass
 class SearchConfig:
-    """The search's settings. Their defaults and what each means are conf/config.yaml's
-    `mcts:` (built by `from_cfg`); rollout_share is no config key but an advisor's request
-    (games.core.advice: leaf rollouts at play), so it alone has a default here: none."""
+    """The search's settings. Their defaults and what each means are the `mcts:` section of
+    alphazero.config.schema (built by `from_cfg`); rollout_share is no setting but an
+    advisor's request (games.core.advice: leaf rollouts at play), so it alone has a default
+    here: none."""
     c_puct: float
     dirichlet_epsilon: float
     arena_factor: float
     discount: float
+    dirichlet_alpha: float | None = None  # None: the game's own concentration
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
                                 # the outcome of one random playout from it (AlphaGo's mix)
 
@@ -167,8 +169,9 @@ class BatchedSearch:
         return bool(np.all((starts >= 0) | ~tree.active))
 
     def _mix_noise(self, which: np.ndarray) -> None:
-        # the game's concentration: about 10 / its typical number of legal moves (AlphaZero)
-        noise = self.rng.gamma(self.game.dirichlet_alpha, 1.0,
+        # mcts.dirichlet_alpha, else the game's: about 10 / its typical number of legal moves
+        alpha = self.config.dirichlet_alpha or self.game.dirichlet_alpha
+        noise = self.rng.gamma(alpha, 1.0,
                                size=(self.num_trees, self.game.num_actions))
         self.kernels.mix_root_noise(self.tree, which, noise, float(self.config.dirichlet_epsilon))
 

@@ -28,6 +28,7 @@ from tqdm import tqdm
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
+from alphazero.config.schema import register as register_settings
 from alphazero.config.settings import (build_game, ddp_devices, scheduled_lr, validate_training,
                                        worker_count)
 from alphazero.train import game_log
@@ -386,6 +387,9 @@ def say(text: str) -> None:
         sys.stdout.flush()
     except (BrokenPipeError, OSError):
         sys.stdout = open(os.devnull, "w")
+
+
+register_settings()  # the structures conf/ composes on, before Hydra reads conf/
 
 
 @hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="config")

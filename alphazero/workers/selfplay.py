@@ -28,7 +28,7 @@ from games import DRAW, FIRST_WON, ONGOING
 
 @dataclass
 class SelfPlayConfig:
-    """Self-play's settings; their defaults and meaning are conf/config.yaml's `selfplay:`."""
+    """Self-play's settings; their defaults and meaning are alphazero.config.schema's `selfplay:`."""
     simulations: int  # mcts.simulations: the full search's budget
     games_in_parallel: int  # K: trees searched together, one batch per search step
     temperature_moves: int  # plies played with tau = 1 (sampled); argmax after
