@@ -37,8 +37,8 @@ from alphazero.evaluate.gtp import program_command, program_opponent
 from alphazero.evaluate.match import (format_program_line, format_row, ladder, program_row,
                                       result_row, table_header)
 from alphazero.config.paths import CONF_DIR
-from alphazero.agent.agent import PureMCTSAgent
-from alphazero.agent.build import build_agent, checkpoint_agent, default_checkpoint
+from alphazero.agent.build import build, build_agent, checkpoint_agent, default_checkpoint
+from alphazero.agent.spec import AgentSpec, agent_spec
 from alphazero.config.threads import use_search_threads
 from games import GameError
 
@@ -81,7 +81,7 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     try:
         for path in paths:
             games, saved = load_snapshot(path)
-            player = checkpoint_agent(game, cfg, saved, path, seed=cfg.seed)
+            player = checkpoint_agent(game, agent_spec(cfg, "az"), saved, path)
             measured = ([program_row(game, player, program, cfg.eval.games, cfg.seed,
                                      cfg.eval.opening_plies)] if program else
                         ladder(game, player, levels, cfg.eval.games, cfg.seed,
@@ -112,7 +112,7 @@ def elo_ladder(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict]
     players, agents = [], []
     for level in sorted(cfg.eval.levels):
         players.append({"player": f"pure MCTS {level}"})
-        agents.append(PureMCTSAgent(game, level, seed=cfg.seed + level))
+        agents.append(build(game, AgentSpec.pure_mcts(level, cfg.seed + level)))
     shipped = default_checkpoint(game.name, game.params())
     if shipped is None:
         print("no shipped network plays this board: the anchors are pure MCTS alone")
@@ -122,7 +122,7 @@ def elo_ladder(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict]
     for path in paths:
         games, saved = load_snapshot(path)
         players.append({"player": path.stem, "self_play_games": games})
-        agents.append(checkpoint_agent(game, cfg, saved, path, seed=cfg.seed))
+        agents.append(checkpoint_agent(game, agent_spec(cfg, "az"), saved, path))
     report = {"game": game.name, "game_params": game.params(), "snapshots": str(folder),
               "simulations": cfg.mcts.simulations, "games_per_pair": cfg.curve.games,
               "opening_plies": cfg.curve.opening_plies, "seed": cfg.seed,

@@ -23,12 +23,13 @@ from a generator seeded with `seed`, so a session is reproducible.
 """
 from __future__ import annotations
 
-import copy
+from dataclasses import replace
 
 import numpy as np
-from omegaconf import DictConfig, open_dict
+from omegaconf import DictConfig
 
-from alphazero.agent.build import make_agent
+from alphazero.agent.build import build
+from alphazero.agent.spec import agent_spec
 from alphazero.config.command import command_config
 from alphazero.config.command_line import unknown_setting
 from alphazero.config.settings import build_game, validate
@@ -63,11 +64,12 @@ def score_text(black_minus_white: int) -> str:
 class GtpEngine:
     """One game and one player behind the GTP commands; `handle` answers one input line."""
 
-    def __init__(self, cfg: DictConfig):
+    def __init__(self, cfg: DictConfig, follows_budget: bool = True):
         self.cfg = cfg
+        self.spec = agent_spec(cfg)
         # Without mcts.simulations on the command line, each game set by set_game is searched
         # with its own playing budget (alphazero.config.presets), as the starting game is.
-        self.follows_budget = cfg.mcts.simulations == cfg.game.play_simulations
+        self.follows_budget = follows_budget
         self.presets = None  # composed on the first set_game: about a second
         self.board_rng = np.random.default_rng(cfg.seed)
         self.stopped = False
@@ -129,16 +131,15 @@ class GtpEngine:
         game set after the first plays with the advisors its own config gives the agent, none
         where no config covers its boards (and none at all with search_alone=true, which
         holds for the whole session)."""
-        cfg = self.cfg
+        spec = self.spec
         if hasattr(self, "game"):
             self.presets = self.presets or load_presets()
-            cfg = copy.deepcopy(cfg)
-            with open_dict(cfg):
-                cfg.game.advisors = advisors_of(game, self.presets)
-                if self.follows_budget:
-                    cfg.mcts.simulations = (playing_budget(game, self.presets)
-                                            or self.cfg.game.play_simulations)
-        player = make_agent(game, cfg)
+            if not self.cfg.search_alone:
+                spec = spec.advised(advisors_of(game, self.presets))
+            if self.follows_budget:
+                spec = replace(spec, simulations=playing_budget(game, self.presets)
+                               or self.cfg.game.play_simulations)
+        player = build(game, spec)
         self.game, self.player = game, player
         self.clear_board([])
 
@@ -241,4 +242,5 @@ def start_engine(argv: list[str]) -> GtpEngine:
     cfg = command_config("engine", argv)
     validate(cfg)
     use_search_threads(cfg.threads)
-    return GtpEngine(cfg)
+    given = any(word.lstrip("+").startswith("mcts.simulations=") for word in argv)
+    return GtpEngine(cfg, follows_budget=not given)

@@ -16,7 +16,7 @@ import numpy as np
 from alphazero.config.command import command_config, run_or_exit
 from alphazero.config.command_line import check_command_line, text_input
 from alphazero.config.settings import SEATS, build_game, validate
-from alphazero.agent.build import make_agent
+from alphazero.agent.build import build_agent
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
 
@@ -97,7 +97,7 @@ def main(argv: list[str]) -> None:
         use_search_threads(cfg.threads)
         game = build_game(cfg)
         seat = SEATS.index(cfg.human)  # checked by validate
-        agent = make_agent(game, cfg)
+        agent = build_agent(game, cfg)
         state = game.new_state(np.random.default_rng(cfg.seed))
         play_match(game, agent, state, seat, text_input(), sys.stdout)
 

@@ -78,14 +78,14 @@ def play_script():
     import io
 
     from alphazero.config.settings import build_game
-    from alphazero.agent.build import make_agent
+    from alphazero.agent.build import build_agent
     from alphazero.play import play_match
 
     def play_script(cfg, lines: str, seat: int = 0, state=None):
         game = build_game(cfg)
         state = game.new_state(np.random.default_rng(0)) if state is None else state
         out = io.StringIO()
-        result = play_match(game, make_agent(game, cfg), state, seat, io.StringIO(lines), out)
+        result = play_match(game, build_agent(game, cfg), state, seat, io.StringIO(lines), out)
         return result, out.getvalue(), state
     return play_script
 
@@ -98,7 +98,8 @@ def make_engine(compose_config):
     from alphazero.gtp_engine import GtpEngine
 
     def make_engine(*overrides):
-        return GtpEngine(compose_config("engine", *overrides))
+        given = any(word.startswith("mcts.simulations=") for word in overrides)
+        return GtpEngine(compose_config("engine", *overrides), follows_budget=not given)
     return make_engine
 
 

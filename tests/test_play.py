@@ -8,7 +8,6 @@ import pytest
 
 from alphazero.nn import checkpoint
 from alphazero.config.settings import build_game
-from alphazero.agent.build import make_agent
 from alphazero.agent.build import build_agent
 from alphazero.nn.precision import candidate_paths
 from games import ONGOING, make_game
@@ -115,7 +114,7 @@ def test_agent_searches_with_the_value_settings_its_network_was_trained_with(
     for path, overrides, expected in [(plain, [], default), (tmp_path / "trained.pt", [], trained),
                                       (tmp_path / "trained.pt", [f"mcts.{key}={given}"], given)]:
         cfg = compose_config("play", "game=connect4_classic", f"checkpoint={path}", *overrides)
-        assert getattr(make_agent(game, cfg).search_config, key) == expected
+        assert getattr(build_agent(game, cfg).search_config, key) == expected
 
 
 def test_the_recipes_train_in_the_precision_they_were_measured_in(compose_config):

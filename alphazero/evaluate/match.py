@@ -33,8 +33,8 @@ from alphazero.config.schema import register as register_settings
 from alphazero.config.settings import build_game, validate
 from alphazero.search.openings import random_opening_moves
 from alphazero.config.paths import CONF_DIR
-from alphazero.agent.agent import PureMCTSAgent
-from alphazero.agent.build import build_agent
+from alphazero.agent.build import build, build_agent
+from alphazero.agent.spec import AgentSpec, agent_spec
 from alphazero.config.threads import use_search_threads
 from games import DRAW, FIRST_WON, ONGOING, GameError
 
@@ -177,7 +177,7 @@ class Gate:
             result = play_match(self.game, player, best_player, self.cfg.games, self.seed,
                                 opening_plies=self.cfg.opening_plies)
             return result, result.score >= self.cfg.threshold
-        opponent = PureMCTSAgent(self.game, self.level, seed=self.seed)
+        opponent = build(self.game, AgentSpec.pure_mcts(self.level, seed=self.seed))
         result = play_match(self.game, player, opponent, self.cfg.games, self.seed,
                             opening_plies=self.cfg.opening_plies)
         if result.wins == result.games:
@@ -194,7 +194,7 @@ def ladder(game, player, levels, games: int, seed: int = 0, opening_plies: int =
     rows = []
     for level in levels:
         with tqdm(total=games, desc=f"vs pure MCTS {level}", unit="game", leave=False) as bar:
-            result = play_match(game, player, PureMCTSAgent(game, level, seed=seed + level),
+            result = play_match(game, player, build(game, AgentSpec.pure_mcts(level, seed + level)),
                                 games, seed, bar, opening_plies)
         rows.append(result_row(f"pure MCTS {level}", result) | {"level": level})
     return rows
@@ -282,10 +282,8 @@ def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
     (where `player` has advisors) and of pure MCTS at each level."""
     players = [("checkpoint", player)]
     if player.advisors:
-        alone = OmegaConf.merge(cfg, {"search_alone": True})
-        players.append(("checkpoint, search alone",
-                        build_agent(game, alone, "az", cfg.checkpoint, seed=cfg.seed)))
-    players += [(f"pure MCTS {level}", PureMCTSAgent(game, level, seed=cfg.seed + level))
+        players.append(("checkpoint, search alone", build(game, agent_spec(cfg, "az").alone())))
+    players += [(f"pure MCTS {level}", build(game, AgentSpec.pure_mcts(level, cfg.seed + level)))
                 for level in levels]
     if cfg.solver_kind == "stages":
         sets = judges.stage_sets(game, cfg.solver_positions)

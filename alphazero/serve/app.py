@@ -27,8 +27,8 @@ from starlette.staticfiles import StaticFiles
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.agent.agent import PureMCTSAgent
-from alphazero.agent.build import default_checkpoint, network_agent, shipped_boards
+from alphazero.agent.build import build, default_checkpoint, shipped_boards
+from alphazero.agent.spec import agent_spec
 from alphazero.config.presets import Preset, load_presets
 from alphazero.serve import replays
 from alphazero.serve.catalog import (CatalogError, checkpoint_roots, display_path,
@@ -228,7 +228,7 @@ class Server:
         """The agent of a new session and its name on the page: pure MCTS, the shipped
         network, or a checkpoint file."""
         if network == PURE:
-            return PureMCTSAgent(game, preset.cfg.pure.playouts), "pure MCTS"
+            return build(game, agent_spec(preset.cfg, "pure")), "pure MCTS"
         if network == SHIPPED:
             path = default_checkpoint(game.name, game.params())
             if path is None:
@@ -249,7 +249,7 @@ class Server:
         key = (str(path), path.stat().st_mtime_ns, game.name, json.dumps(game.params(), sort_keys=True))
         with self.loading:
             if key not in self.players:
-                self.players[key] = network_agent(game, preset.cfg, path)
+                self.players[key] = build(game, agent_spec(preset.cfg, "az", path))
                 if len(self.players) > 8:
                     self.players.popitem(last=False)
             self.players.move_to_end(key)

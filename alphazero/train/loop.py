@@ -39,8 +39,8 @@ from alphazero.nn import precision as precisions
 from alphazero.nn.network import Inference, build_model, resolve_precision
 from alphazero.nn.onnx_runtime import export_model
 from alphazero.config.paths import CONF_DIR
-from alphazero.agent.agent import NetworkAgent
-from alphazero.agent.build import build_agent
+from alphazero.agent.build import build
+from alphazero.agent.spec import agent_spec
 from alphazero.nn.checkpoint import weights_to_bytes
 from alphazero.workers.pool import (InlinePool, LocalPool, SelfPlayStopped, WorkerCrashLoop,
                                     WorkerSpec)
@@ -244,14 +244,13 @@ class TrainingRun:
         chosen = self.precision_choice
         network = Inference(self.model, self.device, self.precision,
                             from_batch=chosen.from_batch if chosen else 1)
-        player = NetworkAgent(self.game, network, simulations, self.spec.search)
+        # the gate measures networks alone, both with the gate's budget
+        spec = replace(agent_spec(self.cfg, "az").alone(), simulations=simulations, seed=0)
+        player = build(self.game, spec, network)
         best_path = self.checkpoint_dir / "best.pt"
         best = None
         if self.cfg.eval.gate == "previous" and best_path.is_file():
-            # the gate measures networks alone, both with the gate's budget
-            alone = OmegaConf.merge(self.cfg, {"search_alone": True,
-                                               "mcts": {"simulations": simulations}})
-            best = build_agent(self.game, alone, "az", best_path)
+            best = build(self.game, replace(spec, checkpoint=str(best_path)))
         level = gate.level
         result, promoted = gate.evaluate(player, best)
         if promoted:
