@@ -485,7 +485,7 @@ def test_render():
     assert "Black" in game.render(state) and "2 of 2" in game.render(state)
     assert "opening" in make_game("connect6").render(make_game("connect6").new_state())
     _, won, _ = start(7, NEAR_WIN_7 + ["E1", "F1"])
-    assert "first player won" in make_game("connect6", size=7).render(won)
+    assert "stones: Black (X) won." in make_game("connect6", size=7).render(won)
 
 
 # ---------------------------------------------------------------- parameters and CLI

@@ -454,11 +454,11 @@ def test_move_text_round_trips(game):
 def test_render_shows_board_counts_and_turn(game):
     state = game.play_moves(game.new_state(), ["d3"] if game.rules == "course" else ["f5"])
     text = game.render(state)
-    assert "a b c d e f g h" in text and " 8 " in text and "O to move" in text
+    assert "a b c d e f g h" in text and " 8 " in text and "White (O) to move." in text
     if game.rules == "course":
-        assert " 1 # . . . . . . #" in text and "X (black) 1, O (white) 0" in text
+        assert " 1 # . . . . . . #" in text and "Black (X) 1, White (O) 0; course rules." in text
     else:
-        assert "#" not in text and "X (black) 4, O (white) 1" in text
+        assert "#" not in text and "Black (X) 4, White (O) 1; standard rules." in text
 
 
 def test_score_and_params(game):

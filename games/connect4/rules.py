@@ -257,6 +257,13 @@ def _side_param(key: str, value) -> tuple[int, int]:
     return number, number
 
 
+def cell_words(cell: tuple[int, int]) -> str:
+    """A cell given as [row, col] counted from 0 (row 0 the top), in the board's words: its
+    column as the board numbers it, its row counted from the top (rows have no labels)."""
+    row, col = cell
+    return f"column {col + 1}, row {row + 1} from the top (forbidden=[{row}, {col}], counted from 0)"
+
+
 def _describe(side: tuple[int, int]):
     return side[0] if side[0] == side[1] else list(side)
 
@@ -288,17 +295,24 @@ class Connect4(Game):
         self._symmetry_cache: dict = {}
 
     def _forbidden_param(self, value):
+        """null, random, or the cell [row, col] counted from 0 from the top-left cell (the
+        form checkpoints and configs store); every message echoes it in the board's words."""
         if value is None or (isinstance(value, str) and value.lower() in ("none", "null", "")):
             return None
         if isinstance(value, str) and value.lower() == "random":
             return "random"
         if not isinstance(value, (list, tuple)) or len(value) != 2:
-            raise GameError(f"connect4 parameter forbidden must be null, random or [row, col], not '{value}'.")
-        row = int_param(self.name, "forbidden row", value[0], 0, MAX_SIDE - 1)
-        col = int_param(self.name, "forbidden col", value[1], 0, MAX_SIDE - 1)
+            raise GameError(f"connect4 parameter forbidden must be null, random or [row, col] counted "
+                            f"from 0 from the top-left cell ([0, 0] is column 1, the top row), "
+                            f"not '{value}'.")
+        try:
+            row, col = (int_param(self.name, "forbidden", v, 0, MAX_SIDE - 1) for v in value)
+        except GameError:
+            raise GameError(f"connect4 parameter forbidden=[row, col] takes two whole numbers from 0 "
+                            f"to {MAX_SIDE - 1}, counted from the top-left cell, not {list(value)}.") from None
         if row >= self.rows[0] or col >= self.cols[0]:
-            raise GameError(f"connect4 forbidden cell [{row}, {col}] is off the smallest board this "
-                            f"game can draw ({self.rows[0]} rows, {self.cols[0]} columns).")
+            raise GameError(f"connect4 forbidden cell {cell_words((row, col))} is off the smallest "
+                            f"board this game can draw ({self.rows[0]} rows, {self.cols[0]} columns).")
         return (row, col)
 
     def params(self) -> dict:
@@ -393,13 +407,16 @@ class Connect4(Game):
             marks = [FORBIDDEN_MARK if (r, c) == forbidden else STONES[v] for c, v in enumerate(row)]
             lines.append("".join(m.rjust(width) for m in marks))
         lines.append("".join(str(c + 1).rjust(width) for c in range(board.shape[1])))
+        if forbidden is not None:
+            lines.append(f"{FORBIDDEN_MARK} is the forbidden cell: {cell_words(forbidden)}.")
+        sides = [self.presentation().side(seat) for seat in (0, 1)]
         game_status = int(state[STATUS])
         if game_status == ONGOING:
-            lines.append(f"{STONES[1 + (int(state[PLY]) & 1)]} to move")
+            lines.append(f"{sides[int(state[PLY]) & 1]} to move")
         elif game_status == DRAW:
             lines.append("draw")
         else:
-            lines.append(f"{STONES[game_status]} won")
+            lines.append(f"{sides[game_status - FIRST_WON]} won")
         return "\n".join(lines)
 
     def parse_move(self, state: np.ndarray, text: str) -> int:

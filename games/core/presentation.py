@@ -9,6 +9,7 @@ from dataclasses import dataclass
 # How a board is drawn: stones on the lines' crossings (Go-style), discs in the squares, or
 # discs falling down columns.
 BOARD_STYLES = ("stones", "squares", "columns")
+PIECES = "XO"  # the first and the second player's pieces in a text board (render())
 
 
 @dataclass(frozen=True)
@@ -25,3 +26,8 @@ class Presentation:
     def title(self) -> str:
         """The name with its variant or board: "Connect-4, 6×7"."""
         return ", ".join(part for part in (self.name, self.variant or self.board) if part)
+
+    def side(self, seat: int) -> str:
+        """A side as the text boards draw it: its colour and its piece, "Red (X)" (render()
+        draws the first player's pieces X and the second's O)."""
+        return f"{self.side_names[seat]} ({PIECES[seat]})"

@@ -254,16 +254,16 @@ class Othello(Game):
                 corner = self.rule_code == COURSE and row in (0, SIZE - 1) and col in (0, SIZE - 1)
                 marks.append({1: "X", -1: "O"}.get(board[row, col], "#" if corner else "."))
             lines.append(f"{row + 1:2d} " + " ".join(marks))
+        sides = [self.presentation().side(seat) for seat in (0, 1)]
         black, white = int((board == 1).sum()), int((board == -1).sum())
-        lines.append(f"X (black) {black}, O (white) {white}; {self.rules} rules"
-                     + ("; # = corner, never played." if self.rule_code == COURSE else "."))
+        lines.append(f"{sides[0]} {black}, {sides[1]} {white}; {self.rules} rules.")
         outcome = int(state[STATUS])
         if outcome == ONGOING:
-            lines.append(f"{'XO'[int(state[TO_MOVE])]} to move.")
+            lines.append(f"{sides[int(state[TO_MOVE])]} to move.")
         elif outcome == DRAW:
             lines.append("Game over: draw.")
         else:
-            lines.append(f"Game over: {'X' if outcome == FIRST_WON else 'O'} wins.")
+            lines.append(f"Game over: {sides[outcome - FIRST_WON]} wins.")
         return "\n".join(lines)
 
     def format_move(self, state, action) -> str:
