@@ -10,8 +10,8 @@ from omegaconf import OmegaConf
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.evaluate.match import (Gate, MatchResult, format_row, ladder, match_openings, play_match,
-                                result_row)
+from alphazero.evaluate.match import (GateState, MatchResult, format_row, gate_match, gate_verdict,
+                                      ladder, match_openings, play_match, result_row)
 from alphazero.nn.network import build_model
 from alphazero.agent.agent import NetworkAgent, PureMCTSAgent
 from games import make_game
@@ -90,35 +90,42 @@ def test_openings_that_end_the_game_are_refused():
         match_openings(game, 2, 43, np.random.default_rng(0))
 
 
+def gate(game, eval_cfg, state, player, best=None):
+    """One gating: the match, then the verdict."""
+    result = gate_match(game, eval_cfg, state, player, best, seed=1)
+    return (result,) + gate_verdict(eval_cfg, state, result)
+
+
 def test_a_clean_sweep_raises_the_level_and_promotes():
     game = make_game("connect4", rows=6, cols=7)
-    gate = Gate(game, OmegaConf.create(GATE))
-    result, promoted = gate.evaluate(PureMCTSAgent(game, 1500, seed=2))
+    eval_cfg = OmegaConf.create(GATE)
+    result, state, promoted = gate(game, eval_cfg, GateState(1), PureMCTSAgent(game, 1500, seed=2))
     assert result.wins == 4 and promoted
-    assert gate.level == 1 + 5
+    assert state.level == 1 + 5
 
 
 def test_a_losing_player_is_not_promoted_and_the_level_stays():
     game = make_game("connect4", rows=6, cols=7)
-    gate = Gate(game, OmegaConf.create(GATE | {"start_level": 300}), best_rate=0.0)
-    result, promoted = gate.evaluate(FirstLegalPlayer(game))
+    eval_cfg = OmegaConf.create(GATE)
+    result, state, promoted = gate(game, eval_cfg, GateState(300), FirstLegalPlayer(game))
     assert result.wins == 0 and not promoted
-    assert gate.level == 300
+    assert state == GateState(300)
 
 
 def test_a_better_rate_at_the_same_level_promotes_without_raising():
-    game = make_game("connect4", rows=6, cols=7)
-    gate = Gate(game, OmegaConf.create(GATE | {"start_level": 300}), best_rate=-1.0)
-    _, promoted = gate.evaluate(FirstLegalPlayer(game))
-    assert promoted and gate.level == 300 and gate.best_rate == 0.0
+    eval_cfg = OmegaConf.create(GATE)
+    state, promoted = gate_verdict(eval_cfg, GateState(300, 0.25), MatchResult(4, 2, 0, 2))
+    assert promoted and state == GateState(300, 0.5)
+    assert gate_verdict(eval_cfg, state, MatchResult(4, 1, 0, 3)) == (state, False)
 
 
 def test_previous_gate_needs_the_threshold():
     game = make_game("connect4", rows=6, cols=7)
-    gate = Gate(game, OmegaConf.create(GATE | {"gate": "previous"}))
+    eval_cfg = OmegaConf.create(GATE | {"gate": "previous"})
     strong, weak = PureMCTSAgent(game, 1500, seed=3), FirstLegalPlayer(game)
-    assert gate.evaluate(strong, weak)[1]
-    assert not gate.evaluate(weak, strong)[1]
+    assert gate(game, eval_cfg, GateState(1), strong, weak)[2]
+    assert not gate(game, eval_cfg, GateState(1), weak, strong)[2]
+    assert gate_verdict(eval_cfg, GateState(1), None) == (GateState(1), True)  # the first net
 
 
 def test_wilson_interval():

@@ -319,11 +319,11 @@ def test_gate_previous_searches_both_networks_with_the_gates_budget(tmp_path, mo
     checkpoint.save_atomic(run.network_payload(), run.checkpoint_dir / "best.pt")
     seen = {}
 
-    def fake_evaluate(gate, player, best_player=None):
+    def fake_match(game, eval_cfg, state, player, best_player=None, seed=0):
         seen["budgets"] = (player.simulations, best_player.simulations)
-        return evaluate.MatchResult(2, 1, 0, 1), False
+        return evaluate.MatchResult(2, 1, 0, 1)
 
-    monkeypatch.setattr(evaluate.Gate, "evaluate", fake_evaluate)
+    monkeypatch.setattr(train_module, "gate_match", fake_match)
     run.gate(progress=None)
     assert seen["budgets"] == (24, 24)
     run.writer.close()
@@ -332,16 +332,19 @@ def test_gate_previous_searches_both_networks_with_the_gates_budget(tmp_path, mo
 def test_the_gate_says_why_a_network_became_best():
     from omegaconf import OmegaConf
 
-    from alphazero.evaluate.match import MatchResult
+    from alphazero.evaluate.match import GateState, MatchResult
     from alphazero.train.loop import gate_line
     pure = OmegaConf.create({"gate": "pure", "threshold": 0.55})
-    first = gate_line(pure, 50, 50, MatchResult(10, 3, 0, 7), True)
-    assert first == ("gate vs pure MCTS 50: 3-0-7 (wins-draws-losses), the best win rate at this "
-                     "level so far (0.30): the new best.pt")
-    assert gate_line(pure, 50, 1050, MatchResult(10, 10, 0, 0), True).endswith(
+    start, level = GateState(50), GateState(50, 0.3)
+    first = gate_line(pure, start, level, MatchResult(10, 3, 0, 7), True)
+    assert first == ("gate vs pure MCTS 50: 3-0-7 (wins-draws-losses), the first wins at this "
+                     "level (win rate 0.30): best.pt for now; a clean sweep raises the level")
+    assert gate_line(pure, level, GateState(50, 0.4), MatchResult(10, 4, 0, 6), True).endswith(
+        "a better win rate at this level (0.40 over 0.30): the new best.pt")
+    assert gate_line(pure, start, GateState(1050), MatchResult(10, 10, 0, 0), True).endswith(
         "a clean sweep: the new best.pt, next level 1050")
-    assert gate_line(pure, 50, 50, MatchResult(10, 2, 0, 8), False) == \
-        "gate vs pure MCTS 50: 2-0-8 (wins-draws-losses)"
+    assert gate_line(pure, level, level, MatchResult(10, 2, 0, 8), False) == \
+        "gate vs pure MCTS 50: 2-0-8 (wins-draws-losses), not above this level's best win rate (0.30): best.pt kept"
     previous = OmegaConf.create({"gate": "previous", "threshold": 0.55})
     assert "score 0.65 of at least 0.55: the new best.pt" in gate_line(
-        previous, 50, 50, MatchResult(10, 6, 1, 3), True)
+        previous, start, start, MatchResult(10, 6, 1, 3), True)
