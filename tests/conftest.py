@@ -304,7 +304,7 @@ def train():
     tmp_path/checkpoints; returns the finished process."""
     def train(tmp_path, *overrides, timeout=240):
         args = [sys.executable, "-m", "alphazero.train", *TINY,
-                f"hydra.run.dir={tmp_path}/runs/{len(list(tmp_path.glob('runs/*')))}",
+                f"out_dir={tmp_path}/runs/{len(list(tmp_path.glob('runs/*')))}",
                 f"train.checkpoint_dir={tmp_path}/checkpoints", *overrides]
         return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     return train

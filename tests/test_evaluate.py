@@ -146,7 +146,7 @@ def test_ladder_command_writes_table_and_json(tmp_path):
         [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic", "game.params.rows=5",
          "game.params.cols=5", f"checkpoint={tmp_path / 'net.pt'}", "eval.levels=[2,50]",
          "eval.games=4", "mcts.simulations=8", "solver_positions=6", "solver_plies=[2,10]",
-         "eval.opening_plies=2", f"hydra.run.dir={tmp_path}/run"],
+         "eval.opening_plies=2", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "run" / "ladder.json").read_text())
@@ -172,7 +172,7 @@ def test_optimal_move_measure_refuses_a_kind_the_game_lacks(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=othello", f"checkpoint={tmp_path / 'net.pt'}",
          "eval.levels=[2]", "eval.games=2", "mcts.simulations=4", "solver_positions=5",
-         "solver_kind=early", f"hydra.run.dir={tmp_path}/run"],
+         "solver_kind=early", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 2
     assert "solver_kind=early is not for othello" in result.stderr and "Traceback" not in result.stderr
@@ -184,7 +184,7 @@ def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic",
-         f"checkpoint={tmp_path / 'net.pt'}", f"hydra.run.dir={tmp_path}/run"],
+         f"checkpoint={tmp_path / 'net.pt'}", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "plays othello with" in result.stderr and "Traceback" not in result.stderr
@@ -194,7 +194,7 @@ def test_ladder_refuses_bad_search_settings(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=othello", f"checkpoint={tmp_path / 'net.pt'}",
-         "mcts.discount=1.5", f"hydra.run.dir={tmp_path}/run"],
+         "mcts.discount=1.5", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "mcts.discount must be null or a number above 0 and at most 1" in result.stderr

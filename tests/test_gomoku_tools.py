@@ -78,7 +78,7 @@ def test_evaluate_ladder_from_openings(tmp_path, tiny_checkpoint):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=gomoku", "game.params.size=7",
          f"checkpoint={path}", "eval.levels=[20]", "eval.games=4", "eval.opening_plies=2",
-         "mcts.simulations=32", f"hydra.run.dir={tmp_path}/run"],
+         "mcts.simulations=32", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     row = json.loads((tmp_path / "run" / "ladder.json").read_text())["rows"][0]
@@ -104,7 +104,7 @@ TINY_GOMOKU = [word for word in TINY if not word.startswith("game=")] + [
 @pytest.mark.parametrize("pool", [["pool=local"], ["pool=ray", "selfplay.workers=1"]])
 def test_training_runs_on_both_pools(tmp_path, pool):
     run = subprocess.run([sys.executable, "-m", "alphazero.train", *TINY_GOMOKU, *pool,
-                          f"hydra.run.dir={tmp_path}/run", f"train.checkpoint_dir={tmp_path}"],
+                          f"out_dir={tmp_path}/run", f"train.checkpoint_dir={tmp_path}"],
                          cwd=ROOT, capture_output=True, text=True, timeout=400)
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "gomoku" / "latest.pt").is_file()

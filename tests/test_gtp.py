@@ -176,7 +176,7 @@ def test_evaluate_command_reports_the_program_row(tmp_path, tiny_checkpoint):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", *SMALL, f"checkpoint={net}",
          f"opponent='gtp:{command}'", "eval.games=4", "eval.opening_plies=2",
-         f"hydra.run.dir={tmp_path}/run"],
+         f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
@@ -202,7 +202,7 @@ def test_curve_plays_every_snapshot_against_the_program(tmp_path, tiny_checkpoin
         checkpoint.save_atomic(saved | {"counters": {"games": games}}, path)
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.curve", *SMALL, f"snapshots={tmp_path / 'snaps'}",
-         f"opponent='gtp:{FAKE}'", "eval.games=2", f"hydra.run.dir={tmp_path}/run"],
+         f"opponent='gtp:{FAKE}'", "eval.games=2", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     rows = json.loads((tmp_path / "run" / "curve.json").read_text())["rows"]

@@ -126,7 +126,7 @@ def test_evaluate_scores_othello_endgames(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=othello", f"checkpoint={tmp_path / 'net.pt'}",
          "eval.levels=[3]", "eval.games=2", "mcts.simulations=4", "solver_positions=4",
-         f"hydra.run.dir={tmp_path}/run"],
+         f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     solved = [row for row in json.loads((tmp_path / "run" / "ladder.json").read_text())["rows"]

@@ -84,7 +84,7 @@ def test_pool_ray_without_ray_installed_says_how_to_install_it(tmp_path):
                "runpy.run_module('alphazero.train', run_name='__main__', alter_sys=True)")
     result = subprocess.run(
         [sys.executable, "-c", blocked, *TINY, *ONE_WORKER, "pool=ray",
-         f"hydra.run.dir={tmp_path}/runs", f"train.checkpoint_dir={tmp_path}/checkpoints"],
+         f"out_dir={tmp_path}/runs", f"train.checkpoint_dir={tmp_path}/checkpoints"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == ["error: pool=ray needs Ray: pip install '.[ray]'"]

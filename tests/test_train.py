@@ -203,7 +203,7 @@ def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
 
 def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
-            "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/term",
+            "train.checkpoint_minutes=0", f"out_dir={tmp_path}/runs/term",
             f"train.checkpoint_dir={tmp_path}/checkpoints"]
     process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
@@ -224,7 +224,7 @@ def test_sigterm_to_the_process_group_stops_workers_and_trainer_cleanly(tmp_path
     workers stop the pool rather than die, and the trainer saves and exits as on its own."""
     args = [sys.executable, "-m", "alphazero.train", *TINY, "selfplay.workers=1",
             "train.max_games=100000", "train.checkpoint_minutes=0",
-            f"hydra.run.dir={tmp_path}/runs/group", f"train.checkpoint_dir={tmp_path}/checkpoints"]
+            f"out_dir={tmp_path}/runs/group", f"train.checkpoint_dir={tmp_path}/checkpoints"]
     process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, start_new_session=True)
     latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
@@ -243,7 +243,7 @@ def test_sigterm_to_the_process_group_stops_workers_and_trainer_cleanly(tmp_path
 
 def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
-            "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/kill",
+            "train.checkpoint_minutes=0", f"out_dir={tmp_path}/runs/kill",
             f"train.checkpoint_dir={tmp_path}/checkpoints"]
     process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
@@ -287,7 +287,7 @@ def test_ctrl_c_saves_when_the_output_pipe_is_gone(tmp_path):
     later write to stdout fails; the run still saves what it trained, without a traceback."""
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
             "train.checkpoint_minutes=60", "train.snapshot_games=8",
-            f"hydra.run.dir={tmp_path}/runs/pipe", f"train.checkpoint_dir={tmp_path}/checkpoints"]
+            f"out_dir={tmp_path}/runs/pipe", f"train.checkpoint_dir={tmp_path}/checkpoints"]
     # SIGINT as a terminal delivers it, even where this test runs in the background of a
     # shell (which starts background jobs with SIGINT ignored, and the child would inherit it)
     process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

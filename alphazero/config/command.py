@@ -12,6 +12,8 @@ it by name like any setting it lacks).
 from __future__ import annotations
 
 import sys
+from datetime import datetime
+from pathlib import Path
 from typing import Callable
 
 from omegaconf import DictConfig
@@ -19,7 +21,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from alphazero.config.choices import check_group_choices
 from alphazero.config.command_line import composition_error
-from alphazero.config.compose import compose_config
+from alphazero.config.compose import composition
 from alphazero.config.errors import ConfigError
 from games.core.compile_note import tell_first_compilation
 
@@ -27,15 +29,30 @@ from games.core.compile_note import tell_first_compilation
 def command_config(config_name: str, argv: list[str]) -> DictConfig:
     """conf/<config_name>.yaml with the command line's overrides, or a ConfigError. From
     here on a first start's Numba compilation says so on stderr."""
+    return command_tree(config_name, argv)[0]
+
+
+def command_tree(config_name: str, argv: list[str]) -> tuple[DictConfig, str | None]:
+    """`command_config`, and the conf/game/ file the tree took (what names a run's folders)."""
     tell_first_compilation()
     check_group_choices(argv)
     try:
-        return compose_config(config_name, argv)
+        return composition(config_name, argv)
     except Exception as error:
         from hydra.errors import HydraException  # imported by then
         if not isinstance(error, (HydraException, OmegaConfBaseException)):
             raise
         raise ConfigError(composition_error(config_name, error)) from None
+
+
+def output_folder(out_dir: str | None, game_choice: str | None, *below: str) -> Path:
+    """Where a command writes its results: `out_dir` as the user gave it, else
+    runs/<game>/[below/]<date and time> (to the microsecond: two commands started in the same
+    second never share a folder)."""
+    if out_dir:
+        return Path(out_dir)
+    stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S.%f")
+    return Path("runs", game_choice or "game", *below, stamp)
 
 
 def run_or_exit(session: Callable[[], None]) -> None:

@@ -88,7 +88,7 @@ def unknown_setting(command: str, config_name: str, argv: list[str]) -> None:
     """A ConfigError naming the first setting of argv that conf/<config_name>.yaml lacks,
     with the closest it has. `+key=value` counts as the key: a misspelled key must not be
     added silently (a config group such as `+recipe=quick` may be added)."""
-    plain = [word for word in argv if not word.startswith("hydra.") and "=" in word]
+    plain = [word for word in argv if "=" in word]
     base = [word for word in plain if not word.startswith("+")]
     cfg = compose_config(config_name, [w for w in base if w.partition("=")[0] in GROUPS])
     known = flat_keys(cfg)
@@ -119,7 +119,7 @@ def typed_setting(config_name: str, argv: list[str]) -> None:
     so that every command refuses it in one sentence before it starts."""
     from hydra.errors import HydraException
     try:
-        compose_config(config_name, [word for word in argv if not word.startswith("hydra.")])
+        compose_config(config_name, argv)
     except (HydraException, OmegaConfBaseException) as error:
         raise ConfigError(composition_error(config_name, error)) from None
 

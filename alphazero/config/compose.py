@@ -14,7 +14,7 @@ import os
 from importlib import metadata
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 
 from alphazero.config.paths import CACHE_DIR, CONF_DIR
 
@@ -25,25 +25,32 @@ SCHEMA = Path(__file__).with_name("schema.py")
 
 def compose_config(config_name: str, overrides: list[str]) -> DictConfig:
     """conf/<config_name>.yaml with the command-line style `overrides` applied."""
+    return composition(config_name, overrides)[0]
+
+
+def composition(config_name: str, overrides: list[str]) -> tuple[DictConfig, str | None]:
+    """The composed tree, and the name of the conf/game/ file it took (`game=NAME`, or a
+    recipe's choice): what names a run's folders."""
     cached = CONFIGS / f"{composition_key(config_name, overrides)}.yaml"
     try:
-        cfg = OmegaConf.create(cached.read_text())
+        saved = OmegaConf.create(cached.read_text())
+        cfg = saved.tree
         OmegaConf.set_struct(cfg, True)  # as Hydra composes it
         os.utime(cached)  # used now: the compositions used last are kept
-        return cfg
+        return cfg, saved.game_choice
     except Exception:  # none yet, or a torn or foreign file: compose afresh
         pass
-    cfg = _compose(config_name, overrides)
+    cfg, game_choice = _compose(config_name, overrides)
     try:
         CONFIGS.mkdir(parents=True, exist_ok=True)
         partial = cached.with_name(f".{cached.name}.{os.getpid()}")
-        partial.write_text(OmegaConf.to_yaml(cfg))
+        partial.write_text(OmegaConf.to_yaml({"game_choice": game_choice, "tree": cfg}))
         os.replace(partial, cached)  # whole or not at all
         for stale in sorted(CONFIGS.glob("*.yaml"), key=lambda p: p.stat().st_mtime)[:-MOST_CONFIGS]:
             stale.unlink(missing_ok=True)
     except OSError:
         pass  # a cache that cannot be written: the next start composes again
-    return cfg
+    return cfg, game_choice
 
 
 def composition_key(config_name: str, overrides: list[str]) -> str:
@@ -55,12 +62,19 @@ def composition_key(config_name: str, overrides: list[str]) -> str:
     return digest.hexdigest()[:32]
 
 
-def _compose(config_name: str, overrides: list[str]) -> DictConfig:
+def _compose(config_name: str, overrides: list[str]) -> tuple[DictConfig, str | None]:
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from alphazero.config.schema import register
     register()
+
+    def composed():
+        cfg = compose(config_name=config_name, overrides=overrides, return_hydra_config=True)
+        game_choice = cfg.hydra.runtime.choices.get("game")
+        with open_dict(cfg):
+            del cfg["hydra"]
+        return cfg, game_choice
     if GlobalHydra.instance().is_initialized():
-        return compose(config_name=config_name, overrides=overrides)
+        return composed()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        return compose(config_name=config_name, overrides=overrides)
+        return composed()

@@ -160,6 +160,9 @@ class TrainSettings:
                                  "none of the advisors game.advisors turns on")
     run_name: Optional[str] = setting(None, "names checkpoints/<run_name>/; null: the game= "
                                       "choice")
+    out_dir: Optional[str] = setting(None, "where train, evaluate and curve write their "
+                                     "TensorBoard events and results; null: runs/<game>/"
+                                     "[evaluate/ or curve/]<date and time>")
     game: GameSettings = section(GameSettings, "the game and its playing budget (conf/game/)")
     model: Dict[str, Any] = setting({}, "the network (conf/model/: model=cnn | resnet)")
     pool: Dict[str, Any] = setting({}, "where self-play workers run (conf/pool/: pool=local | "

@@ -18,8 +18,6 @@ import time
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
 import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
@@ -28,7 +26,7 @@ from tqdm import tqdm
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.config.schema import register as register_settings
+from alphazero.config.command import command_tree, output_folder
 from alphazero.config.settings import (build_game, ddp_devices, scheduled_lr, validate_training,
                                        worker_count)
 from alphazero.train import game_log
@@ -38,7 +36,6 @@ from alphazero.config.devices import select_device
 from alphazero.nn import precision as precisions
 from alphazero.nn.network import Inference, build_model, resolve_precision
 from alphazero.nn.onnx_runtime import export_model
-from alphazero.config.paths import CONF_DIR
 from alphazero.agent.build import build
 from alphazero.agent.spec import agent_spec
 from alphazero.nn.checkpoint import weights_to_bytes
@@ -249,7 +246,7 @@ class TrainingRun:
             except OSError:  # stderr was a pipe whose reader is gone
                 pass
         say(f"checkpoint: {self.checkpoint_dir / 'latest.pt'}   TensorBoard: "
-            f"tensorboard --logdir {self.run_dir.parent}")
+            f"tensorboard --logdir {self.run_dir if self.cfg.out_dir else self.run_dir.parent}")
 
     def gate(self, progress) -> None:
         """Play the gating match and save best.pt when the network passes it."""
@@ -424,19 +421,20 @@ def say(text: str) -> None:
         sys.stdout = open(os.devnull, "w")
 
 
-register_settings()  # the structures conf/ composes on, before Hydra reads conf/
-
-
-@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="config")
-def main(cfg: DictConfig) -> None:
-    hydra_cfg = HydraConfig.get()
+def main(argv: list[str]) -> None:
+    """`python -m alphazero.train ARGV` (its __main__ checks the command line first)."""
+    try:
+        cfg, game_choice = command_tree("config", argv)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
     if cfg.run_name is None:
-        cfg.run_name = hydra_cfg.runtime.choices.get("game")
-    run_dir, run = Path(hydra_cfg.runtime.output_dir), None
+        cfg.run_name = game_choice
+    run_dir, run = output_folder(cfg.out_dir, game_choice), None
     try:
         validate_training(cfg)
         use_training_threads(cfg.threads, worker_count(cfg.selfplay.workers))
-        run = TrainingRun(cfg, run_dir, hydra_cfg.runtime.choices.get("game"))
+        run = TrainingRun(cfg, run_dir, game_choice)
         run.run()
     except (ConfigError, GameError, checkpoint.CheckpointError, WorkerCrashLoop) as error:
         if run is None or run.rounds_played == 0:  # a run that never started leaves no folder
@@ -447,4 +445,3 @@ def main(cfg: DictConfig) -> None:
                 run_dir.parent.rmdir()  # runs/<game>/, if this was its only run
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-
