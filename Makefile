@@ -27,7 +27,7 @@ train: $(STAMP)
 	$(PY) -m alphazero.train +recipe=quick
 
 bench: $(STAMP)
-	bench/all.sh
+	scripts/all.sh
 
 clean:
 	rm -rf $(VENV) runs outputs .pytest_cache
