@@ -33,8 +33,8 @@ from alphazero.config.settings import build_game, validate
 from alphazero.evaluate.elo import fit_elo, round_robin, score_table
 from alphazero.evaluate.elo_plot import elo_svg
 from alphazero.evaluate.gtp import program_command, program_opponent
-from alphazero.evaluate.match import (format_program_line, format_row, ladder, program_row,
-                                      result_row, table_header)
+from alphazero.evaluate.match import ladder, program_row, result_row
+from alphazero.evaluate.table import format_program_line, format_row, table_header
 from alphazero.config.paths import CONF_DIR
 from alphazero.agent.agent import PureMCTSAgent
 from alphazero.agent.build import build_agent, checkpoint_agent, default_checkpoint

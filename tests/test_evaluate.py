@@ -10,8 +10,8 @@ from omegaconf import OmegaConf
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.evaluate.match import (Gate, MatchResult, format_row, ladder, match_openings, play_match,
-                                result_row)
+from alphazero.evaluate.match import Gate, MatchResult, ladder, match_openings, play_match, result_row
+from alphazero.evaluate.table import format_row
 from alphazero.nn.network import build_model
 from alphazero.agent.agent import NetworkAgent, PureMCTSAgent
 from games import make_game
