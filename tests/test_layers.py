@@ -1,5 +1,6 @@
 """The import rules of docs/design.md: a module imports only its own layer's modules and the
-layers below it, and no modules import each other, directly or around a loop."""
+layers below it, no modules import each other, directly or around a loop, and no command
+imports another's modules."""
 import ast
 from pathlib import Path
 
@@ -93,6 +94,35 @@ def test_no_import_cycles():
         if node not in state:
             visit(node, [node])
     assert not cycles, "\n".join(cycles)
+
+
+# Each command and the modules that are its alone; what two commands share lives in a layer.
+COMMANDS = {
+    "train": ("alphazero.train.__main__", "alphazero.train.loop"),
+    "evaluate": ("alphazero.evaluate.__main__", "alphazero.evaluate.command"),
+    "curve": ("alphazero.curve",),
+    "play": ("alphazero.play",),
+    "engine": ("alphazero.engine", "alphazero.gtp_engine", "alphazero.engine_protocol"),
+    "serve": ("alphazero.serve",),
+    "export": ("alphazero.export",),
+    "bench": ("alphazero.bench",),
+}
+
+
+def command_of(name: str) -> str | None:
+    return next((command for command, prefixes in COMMANDS.items()
+                 if any(name == p or name.startswith(p + ".") for p in prefixes)), None)
+
+
+def test_no_command_imports_another():
+    edges = graph()
+    for command, prefixes in COMMANDS.items():
+        for prefix in prefixes:
+            assert prefix in edges, f"{prefix}, named as {command}'s, is no module"
+    crossing = [f"{name} ({command_of(name)}) imports {target} ({command_of(target)})"
+                for name, targets in edges.items() if command_of(name)
+                for target in targets if command_of(target) not in (None, command_of(name))]
+    assert not crossing, "\n".join(sorted(crossing))
 
 
 def test_the_layers_test_sees_an_upward_import():
