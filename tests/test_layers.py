@@ -1,6 +1,6 @@
 """The import rules of docs/design.md: a module imports only its own layer's modules and the
 layers below it, no modules import each other, directly or around a loop, and no command
-imports another's modules."""
+imports another's modules; and the limit on a Numba kernel's positional parameters."""
 import ast
 from pathlib import Path
 
@@ -123,6 +123,37 @@ def test_no_command_imports_another():
                 for name, targets in edges.items() if command_of(name)
                 for target in targets if command_of(target) not in (None, command_of(name))]
     assert not crossing, "\n".join(sorted(crossing))
+
+
+MAX_KERNEL_PARAMETERS = 10  # past this, related arguments travel as one named tuple
+
+
+def is_njit(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)) == "njit"
+
+
+def long_kernels(source: str) -> list[str]:
+    """The Numba kernels in `source` with more than MAX_KERNEL_PARAMETERS positional parameters."""
+    return [f"{node.name} (line {node.lineno}) takes {count}"
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.FunctionDef) and any(map(is_njit, node.decorator_list))
+            and (count := len(node.args.posonlyargs) + len(node.args.args)) > MAX_KERNEL_PARAMETERS]
+
+
+def test_no_numba_kernel_takes_more_than_ten_positional_parameters():
+    found = [f"{path.relative_to(ROOT)}: {line}" for path in modules().values()
+             for line in long_kernels(path.read_text())]
+    assert not found, "\n".join(found)
+
+
+def test_the_kernel_check_counts_every_njit_form():
+    params = ", ".join(f"a{i}" for i in range(11))
+    source = (f"@njit\ndef bare({params}): pass\n"
+              f"@numba.njit(cache=True)\ndef called({params}): pass\n"
+              f"@njit(cache=True)\ndef fits({params[:-5]}): pass\n"
+              f"def plain({params}): pass\n")
+    assert [line.split()[0] for line in long_kernels(source)] == ["bare", "called"]
 
 
 def test_the_layers_test_sees_an_upward_import():
