@@ -189,12 +189,14 @@ def main(cfg: DictConfig) -> None:
     run_folder = Path(cfg.run or Path(cfg.train.checkpoint_dir) / run_name)
     folder = Path(cfg.snapshots or run_folder / "snapshots")
     out_dir = Path(hydra_cfg.runtime.output_dir)
+    written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"
     try:
         run(cfg, folder, out_dir)
     except (ConfigError, GameError, checkpoint.CheckpointError) as error:
+        if not (out_dir / written).exists():  # what a stopped curve measured stays
+            checkpoint.discard_run_folder(out_dir)
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"
     print(f"written: {out_dir / written}   TensorBoard: tensorboard --logdir {out_dir}")
 
 

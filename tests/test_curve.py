@@ -60,7 +60,7 @@ def test_no_snapshots_is_one_clear_sentence(tmp_path):
     assert result.returncode == 2
     assert "no snapshots in" in result.stderr and "train.snapshot_games" in result.stderr
     assert "Traceback" not in result.stderr
-    assert not (tmp_path / "run" / "curve.json").exists()
+    assert not (tmp_path / "run").exists()  # nor a folder holding only its log
 
 
 # The refusals below are ConfigErrors, which the command turns into one line and exit 2 as it

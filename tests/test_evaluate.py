@@ -181,6 +181,7 @@ def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "plays othello with" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "run").exists()  # a failed start leaves no folder
 
 
 def test_ladder_refuses_bad_search_settings(tmp_path):

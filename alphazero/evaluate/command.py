@@ -105,6 +105,7 @@ def main(cfg: DictConfig) -> None:
     try:
         report = run(cfg, out_dir)
     except (ConfigError, GameError, checkpoint.CheckpointError) as error:
+        checkpoint.discard_run_folder(out_dir)  # ladder.json is written last: nothing to keep
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     rows = report["rows"]
