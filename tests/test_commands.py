@@ -85,6 +85,7 @@ TYPOS = {"serve": ("max_session=4", "max_sessions"), "export": ("trheads=1", "th
          "bench": ("trheads=1", "threads")}
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_helps_and_names_the_setting_a_typo_meant(command, capsys):
     """As a user types them: `--help` and `-h` are a short usage and exit 0; a misspelled key,

@@ -132,6 +132,7 @@ def save_untrained(path, game):
                             "model_sizes": {"channels": [8, 8, 8]}, "model": model.state_dict()}, path)
 
 
+@pytest.mark.integration
 def test_ladder_command_writes_table_and_json(tmp_path):
     game = make_game("connect4", rows=5, cols=5)
     save_untrained(tmp_path / "net.pt", game)
@@ -160,6 +161,7 @@ def test_ladder_command_writes_table_and_json(tmp_path):
     assert "8 simulations per move, network in float32" in result.stdout
 
 
+@pytest.mark.integration
 def test_optimal_move_measure_refuses_a_kind_the_game_lacks(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(
@@ -173,6 +175,7 @@ def test_optimal_move_measure_refuses_a_kind_the_game_lacks(tmp_path):
     assert not (tmp_path / "run" / "ladder.json").exists()
 
 
+@pytest.mark.integration
 def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(
@@ -184,6 +187,7 @@ def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
     assert not (tmp_path / "run").exists()  # a failed start leaves no folder
 
 
+@pytest.mark.integration
 def test_ladder_refuses_bad_search_settings(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(

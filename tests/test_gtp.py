@@ -170,6 +170,7 @@ def test_bad_gtp_options_are_refused(compose_config, override, message):
         validate(compose_config("evaluate", *SMALL, override))
 
 
+@pytest.mark.integration
 def test_evaluate_command_reports_the_program_row(tmp_path, tiny_checkpoint):
     net = tiny_checkpoint(tmp_path / "net.pt", make_game("connect4", rows=5, cols=5))
     command = f"{FAKE} --fault crash --at 2 --once {tmp_path / 'crashed'}"
@@ -189,6 +190,7 @@ def test_evaluate_command_reports_the_program_row(tmp_path, tiny_checkpoint):
     assert "by a crash: 1" in result.stdout and "(Fake 1.0)" in result.stdout
 
 
+@pytest.mark.integration
 def test_curve_plays_every_snapshot_against_the_program(tmp_path, tiny_checkpoint):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 

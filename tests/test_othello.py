@@ -285,6 +285,7 @@ def test_nth_bit_picks_the_same_cell_as_nth_set_bit():
             assert [int(pick(np.uint64(mask), n)) for n in range(len(bits))] == bits
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("rules", RULES)
 def test_c_reference_plays_the_same_random_games(rules, tmp_path):
     """scripts/othello_ref.c, the C program docs/performance.md measures the core against, plays
@@ -501,6 +502,7 @@ def test_illegal_moves_say_why():
         standard.play_moves(standard.new_state(), ["f5", "c4"])
 
 
+@pytest.mark.integration
 def test_cli_reports_bad_input_in_one_line():
     for words in (["rules=classic"], ["moves=[b1]"]):
         done = subprocess.run([sys.executable, "-m", "games", "perft", "othello", *words, "2"],

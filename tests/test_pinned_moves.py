@@ -15,6 +15,8 @@ from alphazero.config.settings import build_game
 from alphazero.agent.build import make_agent
 from alphazero.config.presets import compose_play
 
+pytestmark = pytest.mark.integration  # every shipped network at its playing budget
+
 PINNED = json.loads((Path(__file__).parent / "data" / "pinned_moves.json").read_text())
 
 

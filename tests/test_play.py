@@ -15,6 +15,8 @@ from games import ONGOING, make_game
 
 from helpers import PURE
 
+pytestmark = pytest.mark.integration  # most games are played through the command
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -14,6 +14,8 @@ from alphazero.train.loop import TrainingRun
 
 from helpers import ROOT, TINY
 
+pytestmark = pytest.mark.integration  # a Ray cluster and its actors
+
 ONE_WORKER = ["selfplay.workers=1", "eval.interval=0"]
 
 

@@ -13,6 +13,8 @@ from games import make_game
 
 from helpers import ROOT
 
+pytestmark = pytest.mark.integration  # every script runs as a process
+
 
 def run_script_process(*args):
     return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,

@@ -21,6 +21,8 @@ from alphazero.train.loop import TrainingRun, selfplay_seed
 
 from helpers import TINY
 
+pytestmark = pytest.mark.integration  # training runs, in this process or started as the command
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
