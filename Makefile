@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 TORCH  ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test train bench clean
+.PHONY: setup test test-fast train bench clean
 
 setup: $(STAMP)
 
@@ -23,11 +23,16 @@ test: $(STAMP)
 		(apt-get update && apt-get install -y chromium chromium-driver)
 	$(PY) -m pytest -q -n auto
 
+# The unit tests alone (no command, training run, worker process, browser or shipped network at
+# its playing budget: the `integration` marker, pyproject.toml): under a minute.
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -n auto -m "not slow and not integration"
+
 train: $(STAMP)
 	$(PY) -m alphazero.train +recipe=quick
 
 bench: $(STAMP)
-	bench/all.sh
+	scripts/all.sh
 
 clean:
 	rm -rf $(VENV) runs outputs .pytest_cache

@@ -21,22 +21,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
 from alphazero.nn import checkpoint
 from alphazero.config.command_line import check_command_line
 from alphazero.config.errors import ConfigError
-from alphazero.config.schema import register as register_settings
+from alphazero.config.command import command_tree, output_folder
 from alphazero.config.settings import build_game, validate
 from alphazero.evaluate.elo import fit_elo, round_robin, score_table
 from alphazero.evaluate.elo_plot import elo_svg
 from alphazero.evaluate.gtp import program_command, program_opponent
-from alphazero.evaluate.match import (format_program_line, format_row, ladder, program_row,
-                                      result_row, table_header)
-from alphazero.config.paths import CONF_DIR
+from alphazero.evaluate.match import ladder, program_row, result_row
+from alphazero.evaluate.table import format_program_line, format_row, table_header
 from alphazero.agent.build import build, build_agent, checkpoint_agent, default_checkpoint
 from alphazero.agent.spec import AgentSpec, agent_spec
 from alphazero.config.threads import use_search_threads
@@ -183,25 +180,23 @@ def format_ratings(players: list[dict]) -> str:
     return "\n".join(lines)
 
 
-register_settings()  # the structures conf/ composes on, before Hydra reads conf/
-
-
-@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="curve")
-def main(cfg: DictConfig) -> None:
-    hydra_cfg = HydraConfig.get()
-    run_name = cfg.run_name or hydra_cfg.runtime.choices.get("game")
-    run_folder = Path(cfg.run or Path(cfg.train.checkpoint_dir) / run_name)
-    folder = Path(cfg.snapshots or run_folder / "snapshots")
-    out_dir = Path(hydra_cfg.runtime.output_dir)
+def main(argv: list[str]) -> None:
+    check_command_line("curve", "curve", argv)
+    out_dir, written = None, "curve.json"
     try:
+        cfg, game_choice = command_tree("curve", argv)
+        run_folder = Path(cfg.run or Path(cfg.train.checkpoint_dir) / (cfg.run_name or game_choice))
+        folder = Path(cfg.snapshots or run_folder / "snapshots")
+        out_dir = output_folder(cfg.out_dir, game_choice, "curve")
+        written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"
         run(cfg, folder, out_dir)
     except (ConfigError, GameError, checkpoint.CheckpointError) as error:
+        if out_dir is not None and not (out_dir / written).exists():  # a stopped curve's rows stay
+            checkpoint.discard_run_folder(out_dir)
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"
     print(f"written: {out_dir / written}   TensorBoard: tensorboard --logdir {out_dir}")
 
 
 if __name__ == "__main__":
-    check_command_line("curve", "curve", sys.argv[1:])
-    main()
+    main(sys.argv[1:])

@@ -1,7 +1,7 @@
 """What every command shares at its start: the settings threads=N and device=..., a bad one
 (or a setting the command lacks) refused in one sentence with exit code 2, a file that is no
 checkpoint named as such, and a note on stderr when a first start compiles. Each command's
-main() runs in the test process; train, evaluate and curve (Hydra apps) by their configs;
+main() runs in the test process; train, evaluate and curve by their configs;
 `--help` and a misspelled key run each command as a user types it."""
 import subprocess
 import sys
@@ -85,6 +85,7 @@ TYPOS = {"serve": ("max_session=4", "max_sessions"), "export": ("trheads=1", "th
          "bench": ("trheads=1", "threads")}
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_helps_and_names_the_setting_a_typo_meant(command, capsys):
     """As a user types them: `--help` and `-h` are a short usage and exit 0; a misspelled key,

@@ -138,6 +138,7 @@ def _ongoing_after(reference, action):
     return child.result == ONGOING
 
 
+@pytest.mark.integration
 def test_perft_cli_forbidden_cell_matches_reference():
     words = ["rows=9", "cols=10", "forbidden=[4,4]", "6"]
     done = subprocess.run([sys.executable, "-m", "games", "perft", "connect4", *words],
@@ -412,6 +413,7 @@ def test_bad_moves(classic):
         classic.transform_state(state, 2)
 
 
+@pytest.mark.integration
 def test_cli_bad_parameter_is_one_line():
     done = subprocess.run([sys.executable, "-m", "games", "perft", "connect4", "rows=3", "2"],
                           cwd=REPO, capture_output=True, text=True, timeout=120)

@@ -207,6 +207,7 @@ def test_perft_reaches_terminal_positions():
     assert wins == 2  # E1 then F1, or F1 then E1
 
 
+@pytest.mark.integration
 def test_cli_perft_with_moves_matches_reference():
     moves = "[" + ",".join(NEAR_WIN_7) + "]"
     result = subprocess.run([sys.executable, "-m", "games", "perft", "connect6", "size=7",
@@ -513,6 +514,7 @@ def test_bad_parameters(params, message):
         make_game("connect6", **params)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("words", [["size=5"], ["moves=[F5,I5]"], ["colour=3"]])
 def test_cli_errors_are_one_line(words):
     result = subprocess.run([sys.executable, "-m", "games", "perft", "connect6", *words, "2"],

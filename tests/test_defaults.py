@@ -146,6 +146,7 @@ def test_threads_are_chosen_per_process(monkeypatch):
         torch.set_num_threads(before)
 
 
+@pytest.mark.integration
 def test_an_unknown_group_choice_is_one_sentence_and_exit_2():
     result = subprocess.run([sys.executable, "-m", "alphazero.play", "game=chess"], cwd=ROOT,
                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)

@@ -10,6 +10,8 @@ from alphazero.train.distributed import DataParallelTrainer
 from alphazero.nn.network import build_model
 from alphazero.train.trainer import Trainer
 
+pytestmark = pytest.mark.integration  # two training processes (gloo)
+
 SPEC = SimpleNamespace(planes=3, height=6, width=7, num_actions=7)
 TRAINER_ARGS = {"lr": 0.1, "weight_decay_l2": 1e-3, "optimizer": "sgd"}
 

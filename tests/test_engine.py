@@ -166,6 +166,7 @@ def test_az_player_and_a_checkpoint_for_another_board(tmp_path, make_engine, ok,
     assert refused(engine, "set_game rows=9 cols=10") == f"the network in {path} plays Connect-4, 6×7, not Connect-4, 9×10."
 
 
+@pytest.mark.integration
 def test_engine_over_stdin_and_stdout():
     session = "1 name\nplay b 4\n\nbogus\ngenmove w\n2 final_score\nquit\nname\n"
     result = subprocess.run([sys.executable, "-m", "alphazero.engine", "game=connect4_classic",
@@ -184,6 +185,7 @@ ENGINE_TELLING_TORCH = ("import runpy, sys; runpy.run_module('alphazero.engine',
                         "sys.stderr.write('torch was imported' * ('torch' in sys.modules))")
 
 
+@pytest.mark.integration
 def test_the_engine_command_switches_games_at_their_playing_budgets_from_its_caches():
     """Through the command, as a GTP controller starts it (unlike the engines built in the
     tests above): set_game and boardsize compose the other games' budgets inside it. A start
@@ -223,6 +225,7 @@ def test_the_search_alone_holds_through_every_game_and_board_change(make_engine,
 
 
 
+@pytest.mark.integration
 def test_the_engine_answers_a_gui_within_a_second_of_a_cold_start(tmp_path):
     """With empty caches (the network, the configs and the precision's speeds all prepared
     afresh), `protocol_version`, `name` and `list_commands` come back at once: GUIs and match
@@ -250,6 +253,7 @@ def test_the_engine_answers_a_gui_within_a_second_of_a_cold_start(tmp_path):
     assert engine.wait(timeout=60) == 0
 
 
+@pytest.mark.integration
 def test_an_engine_that_cannot_start_says_why_without_waiting_for_a_command():
     engine = subprocess.Popen([sys.executable, "-m", "alphazero.engine", "game=connect4_classic",
                                "checkpoint=/no/such.pt"], cwd=ROOT, text=True,

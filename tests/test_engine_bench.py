@@ -1,6 +1,10 @@
 """The side-by-side engine benchmark: real engine processes, the same moves alone and at once."""
+import pytest
+
 from alphazero.bench.engines import bench_engines, engine_overrides
 from games import make_game
+
+pytestmark = pytest.mark.integration  # engine processes
 
 
 def test_engines_are_timed_alone_and_side_by_side():

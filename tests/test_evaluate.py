@@ -10,8 +10,9 @@ from omegaconf import OmegaConf
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.evaluate.match import (GateState, MatchResult, format_row, gate_match, gate_verdict,
-                                      ladder, match_openings, play_match, result_row)
+from alphazero.evaluate.match import (GateState, MatchResult, gate_match, gate_verdict, ladder,
+                                      match_openings, play_match, result_row)
+from alphazero.evaluate.table import format_row
 from alphazero.nn.network import build_model
 from alphazero.agent.agent import NetworkAgent, PureMCTSAgent
 from games import make_game
@@ -139,6 +140,7 @@ def save_untrained(path, game):
                             "model_sizes": {"channels": [8, 8, 8]}, "model": model.state_dict()}, path)
 
 
+@pytest.mark.integration
 def test_ladder_command_writes_table_and_json(tmp_path):
     game = make_game("connect4", rows=5, cols=5)
     save_untrained(tmp_path / "net.pt", game)
@@ -167,6 +169,7 @@ def test_ladder_command_writes_table_and_json(tmp_path):
     assert "8 simulations per move, network in float32" in result.stdout
 
 
+@pytest.mark.integration
 def test_optimal_move_measure_refuses_a_kind_the_game_lacks(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(
@@ -180,6 +183,7 @@ def test_optimal_move_measure_refuses_a_kind_the_game_lacks(tmp_path):
     assert not (tmp_path / "run" / "ladder.json").exists()
 
 
+@pytest.mark.integration
 def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(
@@ -188,8 +192,10 @@ def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "plays othello with" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "run").exists()  # a failed start leaves no folder
 
 
+@pytest.mark.integration
 def test_ladder_refuses_bad_search_settings(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(

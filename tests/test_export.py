@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import onnxruntime
+import pytest
 
 from alphazero.nn import checkpoint
 from alphazero.export import export_onnx
@@ -58,6 +59,7 @@ def test_onnx_priors_and_values_match_torch(tmp_path):
         assert np.all(np.exp(log_policy)[~legal] == 0)
 
 
+@pytest.mark.integration
 def test_a_bad_request_is_one_sentence(tmp_path):
     replay = tmp_path / "replay.pt"
     checkpoint.save_atomic({"samples": []}, replay)

@@ -176,6 +176,7 @@ def test_the_overline_tree_differs_between_the_rules():
         assert wins == winners
 
 
+@pytest.mark.integration
 def test_cli_perft_with_moves_matches_reference():
     moves = "[" + ",".join(OVERLINE_7) + "]"
     result = subprocess.run([sys.executable, "-m", "games", "perft", "gomoku", "size=7",

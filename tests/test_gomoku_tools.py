@@ -11,6 +11,8 @@ from games import ONGOING, make_game
 
 from helpers import PURE, ROOT, TINY
 
+pytestmark = pytest.mark.integration  # play, evaluate, bench and train started as commands
+
 
 def test_engine_session_sizes_moves_and_undo(make_engine, ok, refused):
     engine = make_engine("game=gomoku", *PURE)

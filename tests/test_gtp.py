@@ -8,6 +8,7 @@ import time
 import numpy as np
 import pytest
 
+from alphazero.config.command import command_config
 from alphazero.agent.agent import PureMCTSAgent
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import validate
@@ -162,14 +163,15 @@ def test_a_board_drawn_for_each_game_is_refused():
 
 @pytest.mark.parametrize("override, message", [
     ("opponent=gtp:", "opponent=gtp: needs the program's command"),
-    ("gtp.move_seconds=0", "gtp.move_seconds must be a number of seconds above 0"),
-    ("gtp.start_seconds=soon", "gtp.start_seconds must be a number of seconds above 0"),
+    ("gtp.move_seconds=0", "gtp.move_seconds must be a number above 0"),
+    ("gtp.start_seconds=soon", "gtp.start_seconds must be a number, not 'soon'"),
 ])
-def test_bad_gtp_options_are_refused(compose_config, override, message):
-    with pytest.raises(ConfigError, match=message):
-        validate(compose_config("evaluate", *SMALL, override))
+def test_bad_gtp_options_are_refused(override, message):
+    with pytest.raises(ConfigError, match=message):  # a wrong type: when composed
+        validate(command_config("evaluate", [*SMALL, override]))
 
 
+@pytest.mark.integration
 def test_evaluate_command_reports_the_program_row(tmp_path, tiny_checkpoint):
     net = tiny_checkpoint(tmp_path / "net.pt", make_game("connect4", rows=5, cols=5))
     command = f"{FAKE} --fault crash --at 2 --once {tmp_path / 'crashed'}"
@@ -189,6 +191,7 @@ def test_evaluate_command_reports_the_program_row(tmp_path, tiny_checkpoint):
     assert "by a crash: 1" in result.stdout and "(Fake 1.0)" in result.stdout
 
 
+@pytest.mark.integration
 def test_curve_plays_every_snapshot_against_the_program(tmp_path, tiny_checkpoint):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 

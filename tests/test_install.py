@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.integration  # builds and installs the package, runs its commands
 
 
 def test_an_installed_copy_finds_its_config_and_networks_from_any_folder(tmp_path):

@@ -1,5 +1,6 @@
 """The import rules of docs/design.md: a module imports only its own layer's modules and the
-layers below it, and no modules import each other, directly or around a loop."""
+layers below it, no modules import each other, directly or around a loop, and no command
+imports another's modules; and the limit on a Numba kernel's positional parameters."""
 import ast
 from pathlib import Path
 
@@ -93,6 +94,66 @@ def test_no_import_cycles():
         if node not in state:
             visit(node, [node])
     assert not cycles, "\n".join(cycles)
+
+
+# Each command and the modules that are its alone; what two commands share lives in a layer.
+COMMANDS = {
+    "train": ("alphazero.train.__main__", "alphazero.train.loop"),
+    "evaluate": ("alphazero.evaluate.__main__", "alphazero.evaluate.command"),
+    "curve": ("alphazero.curve",),
+    "play": ("alphazero.play",),
+    "engine": ("alphazero.engine", "alphazero.gtp_engine", "alphazero.engine_protocol"),
+    "serve": ("alphazero.serve",),
+    "export": ("alphazero.export",),
+    "bench": ("alphazero.bench",),
+}
+
+
+def command_of(name: str) -> str | None:
+    return next((command for command, prefixes in COMMANDS.items()
+                 if any(name == p or name.startswith(p + ".") for p in prefixes)), None)
+
+
+def test_no_command_imports_another():
+    edges = graph()
+    for command, prefixes in COMMANDS.items():
+        for prefix in prefixes:
+            assert prefix in edges, f"{prefix}, named as {command}'s, is no module"
+    crossing = [f"{name} ({command_of(name)}) imports {target} ({command_of(target)})"
+                for name, targets in edges.items() if command_of(name)
+                for target in targets if command_of(target) not in (None, command_of(name))]
+    assert not crossing, "\n".join(sorted(crossing))
+
+
+MAX_KERNEL_PARAMETERS = 10  # past this, related arguments travel as one named tuple
+
+
+def is_njit(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)) == "njit"
+
+
+def long_kernels(source: str) -> list[str]:
+    """The Numba kernels in `source` with more than MAX_KERNEL_PARAMETERS positional parameters."""
+    return [f"{node.name} (line {node.lineno}) takes {count}"
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.FunctionDef) and any(map(is_njit, node.decorator_list))
+            and (count := len(node.args.posonlyargs) + len(node.args.args)) > MAX_KERNEL_PARAMETERS]
+
+
+def test_no_numba_kernel_takes_more_than_ten_positional_parameters():
+    found = [f"{path.relative_to(ROOT)}: {line}" for path in modules().values()
+             for line in long_kernels(path.read_text())]
+    assert not found, "\n".join(found)
+
+
+def test_the_kernel_check_counts_every_njit_form():
+    params = ", ".join(f"a{i}" for i in range(11))
+    source = (f"@njit\ndef bare({params}): pass\n"
+              f"@numba.njit(cache=True)\ndef called({params}): pass\n"
+              f"@njit(cache=True)\ndef fits({params[:-5]}): pass\n"
+              f"def plain({params}): pass\n")
+    assert [line.split()[0] for line in long_kernels(source)] == ["bare", "called"]
 
 
 def test_the_layers_test_sees_an_upward_import():

@@ -116,6 +116,7 @@ def test_othello_endgames_are_solved(rules, kind):
     assert perfect["optimal"] == perfect["outcome_keeping"] == 1.0 and worst["optimal"] == 0.0
 
 
+@pytest.mark.integration
 def test_evaluate_scores_othello_endgames(tmp_path):
     """The hook: `solver_positions=N` on Othello adds a row per player to the report."""
     game = make_game("othello")

@@ -285,18 +285,19 @@ def test_nth_bit_picks_the_same_cell_as_nth_set_bit():
             assert [int(pick(np.uint64(mask), n)) for n in range(len(bits))] == bits
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("rules", RULES)
 def test_c_reference_plays_the_same_random_games(rules, tmp_path):
-    """bench/othello_ref.c, the C program docs/performance.md measures the core against, plays
+    """scripts/othello_ref.c, the C program docs/performance.md measures the core against, plays
     exactly the core's random games from the same seed (same plies, same outcomes)."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
-    source = Path(__file__).resolve().parents[1] / "bench" / "othello_ref.c"
+    source = Path(__file__).resolve().parents[1] / "scripts" / "othello_ref.c"
     binary = tmp_path / "othello_ref"
     build = subprocess.run(["gcc", "-O2", "-march=native", "-o", str(binary), str(source)],
                            capture_output=True, text=True)
     if build.returncode != 0:  # e.g. a CPU without AVX2
-        pytest.skip(f"bench/othello_ref.c does not build here: {build.stderr[-300:]}")
+        pytest.skip(f"scripts/othello_ref.c does not build here: {build.stderr[-300:]}")
     count, seed = 3000, 7
     run = subprocess.run([str(binary), "0", rules, str(count), str(seed)],
                          capture_output=True, text=True, timeout=60, check=True)
@@ -501,6 +502,7 @@ def test_illegal_moves_say_why():
         standard.play_moves(standard.new_state(), ["f5", "c4"])
 
 
+@pytest.mark.integration
 def test_cli_reports_bad_input_in_one_line():
     for words in (["rules=classic"], ["moves=[b1]"]):
         done = subprocess.run([sys.executable, "-m", "games", "perft", "othello", *words, "2"],

@@ -1,5 +1,5 @@
 """Every shipped network, as the default agent of its game, plays the moves it played when
-they were recorded (tests/data/pinned_moves.json, written by bench/pin_moves.py): a change
+they were recorded (tests/data/pinned_moves.json, written by scripts/pin_moves.py): a change
 to the layout, the search or the agent that changes a move shows up here. Each position
 was kept only where the most visited move led the next by at least 5% of the visits (or
 the exact solver moved), so the moves do not hang on the last bits of a float. The agents
@@ -14,6 +14,8 @@ import pytest
 from alphazero.config.settings import build_game
 from alphazero.agent.build import build_agent
 from alphazero.config.presets import compose_play
+
+pytestmark = pytest.mark.integration  # every shipped network at its playing budget
 
 PINNED = json.loads((Path(__file__).parent / "data" / "pinned_moves.json").read_text())
 

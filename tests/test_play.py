@@ -14,6 +14,8 @@ from games import FIRST_WON, ONGOING, make_game
 
 from helpers import PURE
 
+pytestmark = pytest.mark.integration  # most games are played through the command
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

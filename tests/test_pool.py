@@ -18,6 +18,8 @@ from alphazero.config.settings import default_config
 from alphazero.workers.selfplay import SelfPlayConfig
 from games import make_game
 
+pytestmark = pytest.mark.integration  # worker processes
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SLOW_TRAINER_SCRIPT = """

@@ -17,6 +17,7 @@ from alphazero.train.loop import TrainingRun
 from helpers import ROOT, TINY
 
 register()  # the settings' structures that conf/ composes on
+pytestmark = pytest.mark.integration  # a Ray cluster and its actors
 
 ONE_WORKER = ["selfplay.workers=1", "eval.interval=0"]
 

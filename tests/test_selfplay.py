@@ -185,6 +185,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.integration
 def test_a_dead_worker_is_restarted_and_games_keep_coming(tmp_path):
     """A killed worker is replaced from the latest weights, whose version its games carry."""
     # In its own interpreter: worker processes are spawned, and a pytest process that has

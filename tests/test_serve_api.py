@@ -261,6 +261,7 @@ def test_command_line_settings_and_a_busy_port_are_one_sentence():
         taken.close()
 
 
+@pytest.mark.integration
 def test_the_server_starts_on_loopback_and_says_where():
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     server = subprocess.Popen([sys.executable, "-m", "alphazero.serve", "port=0"], cwd=ROOT, env=env,
@@ -359,6 +360,7 @@ def random_request(rng, keys: list[str]) -> tuple[str, str, bytes]:
     return method, path.format(game=game), random_body(rng, fields)
 
 
+@pytest.mark.integration  # hundreds of requests against the whole app
 def test_random_and_malformed_requests_get_a_4xx_and_the_board_still_plays(client):
     import random
     rng = random.Random(7)

@@ -28,6 +28,8 @@ from alphazero.serve.board_view import board_view, read_board
 from alphazero.train import game_log
 from games import FIRST_WON, ONGOING, SECOND_WON
 
+pytestmark = pytest.mark.integration  # a server and a browser
+
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",

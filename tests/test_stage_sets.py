@@ -80,6 +80,7 @@ def test_only_the_classic_board_has_stage_sets():
         stage_sets(make_game("othello"), 5)
 
 
+@pytest.mark.integration
 def test_evaluate_prints_each_sets_mistakes(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic", "threads=1",

@@ -25,6 +25,7 @@ from alphazero.train.loop import TrainingRun, selfplay_seed
 from helpers import TINY
 
 register()  # the settings' structures that conf/ composes on
+pytestmark = pytest.mark.integration  # training runs, in this process or started as the command
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,8 @@
-"""How the commands that need no run folder (play, engine, export, serve) start: their tree
-of conf/ composed with the command line's overrides, a note on stderr where a first start
-compiles kernels, and a user's mistake told in one sentence on stderr with exit code 2
-instead of a traceback.
+"""How every command starts (train, evaluate, curve, play, engine, serve, export, bench):
+its tree of conf/ composed with the command line's overrides, a note on stderr where a first
+start compiles kernels, and a user's mistake told in one sentence on stderr with exit code 2
+instead of a traceback; the commands that write results get their folder here
+(`output_folder`: `out_dir`, or runs/<game>/...).
 
 They compose with Hydra's compose API rather than @hydra.main (alphazero.config.compose, whose
 cache spares even Hydra's import): the same overrides, about a second less at every start

@@ -1,5 +1,5 @@
-"""Composing a config of conf/, by every command but the Hydra apps (train, evaluate, curve),
-and inside those too (a game named on the way is composed while their Hydra runs).
+"""Composing a config of conf/, by every command (alphazero.config.command) and wherever a
+game named on the way needs its tree (the web board, the engine's set_game).
 
 Each composition is cached on disk by the text of conf/ and the overrides: Hydra takes
 0.3-0.7 s a composition on a loaded 2-core machine (the web board and the engine's set_game
@@ -31,22 +31,22 @@ def compose_config(config_name: str, overrides: list[str]) -> DictConfig:
 def composition(config_name: str, overrides: list[str]) -> tuple[DictConfig, str | None]:
     """The composed tree, and the name of the conf/game/ file it took (`game=NAME`, or a
     recipe's choice): what names a run's folders."""
-    cached = CONFIGS / f"{composition_key(config_name, overrides)}.yaml"
+    cached = CONFIGS / f"{composition_key(config_name, overrides)}.json"
     try:
-        saved = OmegaConf.create(cached.read_text())
-        cfg = saved.tree
+        saved = json.loads(cached.read_text())
+        cfg = OmegaConf.create(saved["tree"])
         OmegaConf.set_struct(cfg, True)  # as Hydra composes it
         os.utime(cached)  # used now: the compositions used last are kept
-        return cfg, saved.game_choice
+        return cfg, saved["game_choice"]
     except Exception:  # none yet, or a torn or foreign file: compose afresh
         pass
     cfg, game_choice = _compose(config_name, overrides)
     try:
         CONFIGS.mkdir(parents=True, exist_ok=True)
         partial = cached.with_name(f".{cached.name}.{os.getpid()}")
-        partial.write_text(OmegaConf.to_yaml({"game_choice": game_choice, "tree": cfg}))
+        partial.write_text(json.dumps({"game_choice": game_choice, "tree": OmegaConf.to_yaml(cfg)}))
         os.replace(partial, cached)  # whole or not at all
-        for stale in sorted(CONFIGS.glob("*.yaml"), key=lambda p: p.stat().st_mtime)[:-MOST_CONFIGS]:
+        for stale in sorted(CONFIGS.glob("*.json"), key=lambda p: p.stat().st_mtime)[:-MOST_CONFIGS]:
             stale.unlink(missing_ok=True)
     except OSError:
         pass  # a cache that cannot be written: the next start composes again

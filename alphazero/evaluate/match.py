@@ -1,42 +1,24 @@
-"""Matches between any two players, gating during training, and the strength ladder.
-
-`python -m alphazero.evaluate game=connect6 checkpoint=PATH eval.levels=[1000,2000] eval.games=20`
-plays the checkpoint against pure MCTS at each level (playouts per move), colours
-alternating, all games of a level at once, and prints a table (with a 95% Wilson interval on
-the win rate) that it also writes as JSON to its run directory. `opponent=PATH` plays two
-checkpoints head to head instead, and `opponent=gtp:COMMAND` any program that speaks GTP
-(alphazero.evaluate.gtp), with each side's seconds per move. On classic Connect-4 and
-Othello, `solver_positions=N` (with `solver_kind=random|early|selfplay`) also measures how
-often the checkpoint, its network's search alone and pure MCTS at the ladder's levels play
-an optimal move on N solved positions (alphazero.evaluate.judges); `solver_kind=stages`
-scores classic Connect-4 moves on up to N positions of each of Pons' six test sets.
+"""Matches between any two players (`play_match`, all games at once, colours alternating),
+gating during training (`Gate`), the pure-MCTS ladder, and a match against a GTP program
+with each side's seconds per move (`program_row`). Each match is reported as one row
+(`result_row`, with a 95% Wilson interval on the win rate); the `evaluate` command
+(alphazero.evaluate.command) and `curve` print them.
 """
 from __future__ import annotations
 
 import math
-import sys
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
-import hydra
 import numpy as np
-from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from tqdm import tqdm
 
-from alphazero.evaluate import judges
-from alphazero.evaluate.gtp import program_command, program_opponent
-from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.config.schema import register as register_settings
-from alphazero.config.settings import build_game, validate
 from alphazero.search.openings import random_opening_moves
-from alphazero.config.paths import CONF_DIR
-from alphazero.agent.build import build, build_agent
-from alphazero.agent.spec import AgentSpec, agent_spec
-from alphazero.config.threads import use_search_threads
-from games import DRAW, FIRST_WON, ONGOING, GameError
+from alphazero.agent.build import build
+from alphazero.agent.spec import AgentSpec
+from games import DRAW, FIRST_WON, ONGOING
 
 
 @dataclass
@@ -249,127 +231,3 @@ def result_row(opponent: str, result: MatchResult) -> dict:
     return {"opponent": opponent, **asdict(result), "as_first_player": first,
             "as_second_player": second, "win_rate": round(result.win_rate, 3),
             "ci95": [round(low, 3), round(high, 3)], "score": round(result.score, 3)}
-
-
-def table_header() -> str:
-    return (f"{'opponent':<22}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}  "
-            f"{'win rate (95% CI)':<24}{'score':>6}{'as first':>10}{'as second':>11}")
-
-
-def format_row(r: dict) -> str:
-    first, second = ("-".join(map(str, r[k])) for k in ("as_first_player", "as_second_player"))
-    rate = f"{r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
-    return (f"{r['opponent']:<22}{r['games']:>6}{r['wins']:>6}{r['draws']:>6}{r['losses']:>7}"
-            f"  {rate:<24}{r['score']:>6.3f}{first:>10}{second:>11}")
-
-
-def format_table(rows: list[dict]) -> str:
-    return "\n".join([table_header()] + [format_row(r) for r in rows])
-
-
-FAULTS = {"illegal": "an illegal answer", "crash": "a crash", "timeout": "a time-out"}
-
-
-def format_program_line(r: dict) -> str:
-    """What a GTP program's row adds to the table: time per move, resignations, faults."""
-    seconds = r["seconds_per_move"]
-    faults = ", ".join(f"by {FAULTS[kind]}: {count}" for kind, count in r["forfeits"].items())
-    return (f"{r['opponent']} ({r['program']}): {seconds['program']:.3f} s a move, the "
-            f"network {seconds['network']:.3f} s; games it resigned: {r['resignations']}, "
-            f"lost {faults}")
-
-
-def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
-    """Optimal-move rates on the same positions of `player`, of its network's search alone
-    (where `player` has advisors) and of pure MCTS at each level."""
-    players = [("checkpoint", player)]
-    if player.advisors:
-        players.append(("checkpoint, search alone", build(game, agent_spec(cfg, "az").alone())))
-    players += [(f"pure MCTS {level}", build(game, AgentSpec.pure_mcts(level, cfg.seed + level)))
-                for level in levels]
-    if cfg.solver_kind == "stages":
-        sets = judges.stage_sets(game, cfg.solver_positions)
-        return [{"solver": name, "kind": "stages", "sets": judges.stage_rates(who, sets)}
-                for name, who in players]
-    states, values, exact = judges.solved_positions(
-        game, cfg.solver_positions, cfg.solver_kind, tuple(cfg.solver_plies), cfg.seed)
-    return [{"solver": name, "kind": cfg.solver_kind}
-            | judges.optimal_move_rate(who, states, values, exact) for name, who in players]
-
-
-def format_stage_table(rows: list[dict]) -> str:
-    """Each player's mistakes (moves that lose the exact outcome) on each of Pons' sets."""
-    names = list(rows[0]["sets"])
-    lines = ["mistakes (moves that lose the exact outcome) on solver-labelled positions",
-             f"{'player':<26}" + "".join(f"{name:>15}" for name in names)]
-    for r in rows:
-        cells = [f"{100 * s['dropped'] / s['positions']:.1f}% of {s['positions']}"
-                 for s in r["sets"].values()]
-        lines.append(f"{r['solver']:<26}" + "".join(f"{cell:>15}" for cell in cells))
-    return "\n".join(lines)
-
-
-def run(cfg: DictConfig, out_dir: Path) -> dict:
-    validate(cfg)
-    use_search_threads(cfg.threads)
-    levels = [] if cfg.opponent else list(cfg.eval.levels)
-    game = build_game(cfg)
-    if cfg.solver_positions:
-        judges.make_judge(game, cfg.solver_kind)  # one sentence now, not after the matches
-    player = build_agent(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
-    if program_command(cfg.opponent) is not None:
-        with program_opponent(game, cfg) as program:
-            rows = [program_row(game, player, program, cfg.eval.games, cfg.seed,
-                                cfg.eval.opening_plies)]
-    elif cfg.opponent:
-        rival = build_agent(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
-        result = play_match(game, player, rival, cfg.eval.games, cfg.seed,
-                            opening_plies=cfg.eval.opening_plies)
-        rows = [result_row(f"checkpoint {Path(cfg.opponent).name}", result)]
-    else:
-        rows = ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies)
-    if cfg.solver_positions:
-        rows += solver_rows(game, player, levels, cfg)
-    report = {"game": game.name, "game_params": game.params(),
-              "checkpoint": str(cfg.checkpoint or "shipped default"),
-              "simulations": cfg.mcts.simulations, "precision": player.inference.precision,
-              "opening_plies": cfg.eval.opening_plies, "seed": cfg.seed,
-              "advisors": {a.name: a.setting_value for a in player.advisors}, "rows": rows}
-    if program_command(cfg.opponent) is not None:
-        report["gtp"] = OmegaConf.to_container(cfg.gtp)
-    checkpoint.save_json_atomic(report, out_dir / "ladder.json")
-    return report
-
-
-register_settings()  # the structures conf/ composes on, before Hydra reads conf/
-
-
-@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="evaluate")
-def main(cfg: DictConfig) -> None:
-    out_dir = Path(HydraConfig.get().runtime.output_dir)
-    try:
-        report = run(cfg, out_dir)
-    except (ConfigError, GameError, checkpoint.CheckpointError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
-    rows = report["rows"]
-    print(f"{report['simulations']} simulations per move, network in {report['precision']}")
-    matches = [r for r in rows if "solver" not in r]
-    if matches:  # none with 'eval.levels=[]' and the solver measure alone
-        print(format_table(matches))
-    for r in rows:
-        if "forfeits" in r:
-            print(format_program_line(r))
-    stage_rows = [r for r in rows if r.get("kind") == "stages"]
-    if stage_rows:
-        print(format_stage_table(stage_rows))
-    for r in rows:
-        if "solver" in r and r["kind"] != "stages":
-            exact = (f"optimal moves {r['optimal']:.3f}, " if "optimal" in r else "")
-            misses = (f"{r['weaker_wins']} weaker wins, {r['worse_losses']} worse losses, "
-                      if "optimal" in r else "")
-            print(f"{r['solver']:<22} {exact}outcome-keeping {r['outcome_keeping']:.3f} on "
-                  f"{r['positions']} solved {r['kind']} positions (misses: {misses}"
-                  f"{r['dropped']} dropped outcomes)")
-    print(f"written: {out_dir / 'ladder.json'}")
-

@@ -1,5 +1,6 @@
 """Checkpoints: atomic writes (reports too), safe loads, a check that a checkpoint fits the game,
-and weights as bytes (what self-play workers are sent).
+and weights as bytes (what self-play workers are sent); the run folder of a command that failed
+before its first result, removed (`discard_run_folder`).
 
 Files are written to a temporary name in the same folder, flushed to disk and renamed, so a
 run killed at any moment leaves either the previous file or the new one, never a torn one.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -65,6 +67,31 @@ def _umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+# What a command writes into its run folder as it starts: Hydra's copy of the settings, the
+# command's log, TensorBoard's event files.
+STARTUP_FILES = (".hydra", "*.log", "events.out.tfevents.*")
+
+
+def discard_run_folder(run_dir: str | os.PathLike) -> None:
+    """Remove the run folder of a command that failed before writing a result: the files its
+    start wrote (STARTUP_FILES), then the folder and the folders above it that this leaves
+    empty, up to the working directory (runs/<game>/ when it was the game's only run; a
+    folder outside the working directory, with its parent at most). A folder holding anything
+    else stays: a user's own folder is never emptied."""
+    run_dir = Path(run_dir)
+    for pattern in STARTUP_FILES:
+        for path in run_dir.glob(pattern):
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    folder, top = run_dir.resolve(), Path.cwd().resolve()
+    stop = top if top in folder.parents else folder.parent.parent
+    while folder != stop:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty, or already gone
+            return
+        folder = folder.parent
 
 
 def load(path: str | os.PathLike) -> dict:

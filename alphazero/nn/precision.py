@@ -5,7 +5,7 @@ float32 through ONNX Runtime (every CPU), bfloat16 through OpenVINO (a CPU with 
 units: AVX512-BF16 or AMX). `auto` takes the fastest path on this machine whose answers
 agree with float32's, within TOLERANCE, on real positions of the network's game: the leaves
 its shipped network's self-play search evaluated (alphazero/nn/positions/, written by
-bench/precision_positions.py), or positions of random play for a game that has none.
+scripts/precision_positions.py), or positions of random play for a game that has none.
 
 A low-precision path pays a fixed cost per call that float32 does not (OpenVINO's at batch 1:
 0.37-0.61x float32's positions/s), so the choice holds the batch size from which it is faster:
@@ -42,7 +42,7 @@ BF16_FLAGS = {"avx512_bf16", "amx_bf16"}
 # between what the two low precisions measured on the shipped Connect6, Connect-4 and
 # Othello networks: bfloat16 stays at about half of it or less (0.007-0.024 in value,
 # 0.012-0.019 in priors), int8 (ONNX Runtime, calibrated on real positions) misses it
-# (0.035-0.47, 0.047-0.061; bench/int8_quantized.py, docs/performance.md).
+# (0.035-0.47, 0.047-0.061; scripts/int8_quantized.py, docs/performance.md).
 TOLERANCE = {"value": 0.05, "policy": 0.05}
 SPEED_BATCHES = (1, 8, 64)  # the last one is self-play's and a match's (32-128 games at once)
 SPEED_SECONDS = 0.2

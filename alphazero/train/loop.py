@@ -9,9 +9,7 @@ killed harder at any moment, `train.resume=true` continues from the last checkpo
 """
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
 import signal
 import sys
 import time
@@ -440,8 +438,6 @@ def main(argv: list[str]) -> None:
         if run is None or run.rounds_played == 0:  # a run that never started leaves no folder
             if run is not None:
                 run.writer.close()
-            shutil.rmtree(run_dir, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                run_dir.parent.rmdir()  # runs/<game>/, if this was its only run
+            checkpoint.discard_run_folder(run_dir)
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)

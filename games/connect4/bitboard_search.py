@@ -1,6 +1,8 @@
 """The Numba kernels of the classic Connect-4 solver (games.connect4.solver): bitboard negamax."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -17,6 +19,25 @@ NO_LIMIT = 1 << 62
 EMPTY, UPPER, LOWER = 0, 1, 2  # kinds; an all-zero entry is empty
 KIND_SHIFT, QUOTIENT_SHIFT = 7, 9
 SCORE_BIAS = 64  # scores lie within -32..32 on boards of at most 63 bits
+
+
+class Search(NamedTuple):
+    """What every search kernel carries down the recursion unchanged: the board's shape and
+    the memory the search writes. One argument where six were: Numba passes it the same way.
+
+    geo        int64 [6]: ROWS, COLS, HEIGHT (bits per column), CELLS, BOTTOM, BOARD (masks)
+    order      int64 [cols]: the columns, centre first (ties in move ordering)
+    table      int64 [a prime]: the transposition table (entries as described above)
+    move_buf   int64 [cells + 1, cols]: row d holds the moves at d stones, best first
+    score_buf  int64 [cells + 1, cols]: their ordering scores
+    stats      int64 [3]: NODES searched, the node LIMIT, ABORTED once it is passed
+    """
+    geo: np.ndarray
+    order: np.ndarray
+    table: np.ndarray
+    move_buf: np.ndarray
+    score_buf: np.ndarray
+    stats: np.ndarray
 
 
 # ----------------------------------------------------------------------------- bit helpers
@@ -101,9 +122,10 @@ def _non_losing_moves(current, mask, geo):
 # ----------------------------------------------------------------------------- search
 
 @njit(cache=True)
-def _order_moves(current, mask, candidates, stones, geo, order, move_buf, score_buf):
+def _order_moves(current, mask, candidates, stones, search):
     """Write the moves in `candidates` to row `stones` of the buffers, the move creating the
-    most threats first; ties keep the centre-first `order`. Returns how many there are."""
+    most threats first; ties keep the centre-first order. Returns how many there are."""
+    geo, order, move_buf, score_buf = search.geo, search.order, search.move_buf, search.score_buf
     count = 0
     for i in range(order.size):
         move = candidates & _column_cells(order[i], geo)
@@ -134,10 +156,10 @@ def _entry(quotient, kind, score):
 
 
 @njit(cache=True)
-def _negamax(current, mask, stones, alpha, beta, geo, order, table, move_buf, score_buf,
-             stats):
+def _negamax(current, mask, stones, alpha, beta, search):
     """Fail-hard alpha-beta: a result <= alpha is an upper bound of the score, >= beta a lower
     bound, in between exact. The side to move must not be able to win at once."""
+    geo, table, stats = search.geo, search.table, search.stats
     stats[NODES] += 1
     if stats[NODES] > stats[LIMIT]:
         stats[ABORTED] = 1
@@ -173,11 +195,10 @@ def _negamax(current, mask, stones, alpha, beta, geo, order, table, move_buf, sc
         if alpha >= beta:
             return beta
 
-    count = _order_moves(current, mask, candidates, stones, geo, order, move_buf, score_buf)
+    count = _order_moves(current, mask, candidates, stones, search)
     for i in range(count):
-        move = move_buf[stones, i]
-        score = -_negamax(current ^ mask, mask | move, stones + 1, -beta, -alpha, geo, order,
-                          table, move_buf, score_buf, stats)
+        move = search.move_buf[stones, i]
+        score = -_negamax(current ^ mask, mask | move, stones + 1, -beta, -alpha, search)
         if stats[ABORTED]:
             return 0  # nothing below was proved: store nothing
         if score >= beta:
@@ -190,17 +211,15 @@ def _negamax(current, mask, stones, alpha, beta, geo, order, table, move_buf, sc
 
 
 @njit(cache=True)
-def _search(current, mask, stones, alpha, beta, geo, order, table, move_buf, score_buf,
-            stats):
+def _search(current, mask, stones, alpha, beta, search):
     """_negamax, with the two cases it assumes away answered exactly: a full board and a win
     with the next stone."""
-    cells = geo[CELLS]
+    cells = search.geo[CELLS]
     if stones == cells:
         return 0
-    if _can_win_now(current, mask, geo):
+    if _can_win_now(current, mask, search.geo):
         return (cells + 1 - stones) // 2
-    return _negamax(current, mask, stones, alpha, beta, geo, order, table,
-                    move_buf, score_buf, stats)
+    return _negamax(current, mask, stones, alpha, beta, search)
 
 
 @njit(cache=True, inline="always")
@@ -209,12 +228,12 @@ def _half_towards_zero(value):
 
 
 @njit(cache=True)
-def solve(current, mask, stones, geo, order, table, move_buf, score_buf, stats):
+def solve(current, mask, stones, search):
     """The exact score, narrowed by null-window searches (0 if the budget ran out)."""
-    cells = geo[CELLS]
+    cells = search.geo[CELLS]
     if stones == cells:
         return 0
-    if _can_win_now(current, mask, geo):
+    if _can_win_now(current, mask, search.geo):
         return (cells + 1 - stones) // 2
     low = -((cells - stones) // 2)
     high = (cells + 1 - stones) // 2
@@ -225,9 +244,8 @@ def solve(current, mask, stones, geo, order, table, move_buf, score_buf, stats):
             probe = _half_towards_zero(low)
         elif probe >= 0 and high // 2 > probe:
             probe = high // 2
-        result = _negamax(current, mask, stones, probe, probe + 1, geo, order, table,
-                          move_buf, score_buf, stats)
-        if stats[ABORTED]:
+        result = _negamax(current, mask, stones, probe, probe + 1, search)
+        if search.stats[ABORTED]:
             return 0
         if result <= probe:
             high = result
@@ -237,23 +255,21 @@ def solve(current, mask, stones, geo, order, table, move_buf, score_buf, stats):
 
 
 @njit(cache=True)
-def move_scores(current, mask, stones, geo, order, table, move_buf, score_buf,
-                 stats, outcome_only, out):
+def move_scores(current, mask, stones, search, outcome_only, out):
     """Fill `out` with the exact score of every column (ILLEGAL_MOVE_SCORE for full ones),
     or with `outcome_only` just its sign (1 win, 0 draw, -1 loss)."""
-    for col in range(geo[COLS]):
-        out[col] = column_score(current, mask, stones, col, geo, order, table, move_buf,
-                                 score_buf, stats, outcome_only)
-        if stats[ABORTED]:
+    for col in range(search.geo[COLS]):
+        out[col] = column_score(current, mask, stones, col, search, outcome_only)
+        if search.stats[ABORTED]:
             return
 
 
 @njit(cache=True)
-def column_score(current, mask, stones, col, geo, order, table, move_buf, score_buf,
-                  stats, outcome_only):
+def column_score(current, mask, stones, col, search, outcome_only):
     """The exact score of playing `col` (ILLEGAL_MOVE_SCORE if it is full), or with
     `outcome_only` its sign: one search with the window (-1, 1) proves that, far cheaper than
     the exact score early in the game. Meaningless once stats[ABORTED] is set."""
+    geo = search.geo
     cells = geo[CELLS]
     if mask & _top_cell(col, geo):
         return ILLEGAL_MOVE_SCORE
@@ -264,21 +280,19 @@ def column_score(current, mask, stones, col, geo, order, table, move_buf, score_
         # np.int64: a literal argument would compile a second version of the recursive
         # search, which Numba's cache then loads wrongly (Numba bug report #6713: a segfault).
         reply = _search(current ^ mask, mask | move, stones + 1, np.int64(-1), np.int64(1),
-                        geo, order, table, move_buf, score_buf, stats)
+                        search)
         return 1 if reply < 0 else (-1 if reply > 0 else 0)
-    return -solve(current ^ mask, mask | move, stones + 1, geo, order, table, move_buf,
-                   score_buf, stats)
+    return -solve(current ^ mask, mask | move, stones + 1, search)
 
 
 @njit(cache=True)
-def optimal_flags(current, mask, stones, geo, order, table, move_buf, score_buf,
-                   stats, out):
+def optimal_flags(current, mask, stones, search, out):
     """Set out[col] to 1 for the columns whose score equals the position's score, 0 otherwise.
     One full solve, then one null-window test per move: cheaper than every move's score."""
-    best = solve(current, mask, stones, geo, order, table, move_buf, score_buf,
-                  stats)
-    if stats[ABORTED]:
+    best = solve(current, mask, stones, search)
+    if search.stats[ABORTED]:
         return
+    geo = search.geo
     cells = geo[CELLS]
     threats = winning_cells(current, mask, geo)
     for col in range(geo[COLS]):
@@ -290,8 +304,7 @@ def optimal_flags(current, mask, stones, geo, order, table, move_buf, score_buf,
             out[col] = 1 if (cells + 1 - stones) // 2 == best else 0
             continue
         # The move reaches `best` exactly when the opponent's score is at most -best.
-        reply = _search(current ^ mask, mask | move, stones + 1, -best, 1 - best, geo, order,
-                        table, move_buf, score_buf, stats)
-        if stats[ABORTED]:
+        reply = _search(current ^ mask, mask | move, stones + 1, -best, 1 - best, search)
+        if search.stats[ABORTED]:
             return
         out[col] = 1 if reply <= -best else 0

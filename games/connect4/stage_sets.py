@@ -9,7 +9,7 @@ which gives six sets (end-easy, middle-easy, middle-medium, begin-easy, begin-me
 begin-hard; the other three cannot occur on 42 cells). Every position carries each column's
 exact score (Pons' convention, from the view of the side to move: 0 a draw, quick wins high;
 null for a full column). The positions and their scores are in stage_positions.json, written
-by bench/connect4_stage_sets.py with BitBully (PyPI `bitbully`, a perfect solver with opening
+by scripts/connect4_stage_sets.py with BitBully (PyPI `bitbully`, a perfect solver with opening
 books), so measuring needs no solver.
 
 A move is a mistake when its score has a worse sign than the best column's: it turns a win

@@ -3,7 +3,7 @@ QDQ, weights per channel, activations calibrated on the first half of the game's
 self-play positions), its positions/s beside float32 and OpenVINO's bfloat16 at batch 64,
 and its largest differences from float32 on the other half (alphazero.nn.precision).
 
-    python bench/int8_quantized.py [NAME ...]   # shipped networks; default: connect6 connect4_classic othello
+    python scripts/int8_quantized.py [NAME ...]   # shipped networks; default: connect6 connect4_classic othello
 
 Why int8 is not among `precision=auto`'s paths: docs/performance.md, "Low precision".
 """

@@ -5,9 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 echo "## game cores: random playouts (one core)"
-bench/playouts.sh
-echo "## Othello core next to the C reference (bench/othello_ref.c)"
-bench/othello_vs_c.sh
+scripts/playouts.sh
+echo "## Othello core next to the C reference (scripts/othello_ref.c)"
+scripts/othello_vs_c.sh
 for game in "connect4 rows=6 cols=7" "connect4 rows=12 cols=12 forbidden=[6,7]" "connect6 size=10" \
             "connect6 size=19" "othello rules=standard" "othello rules=course"; do
   set -- $game

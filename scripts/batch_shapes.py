@@ -3,7 +3,7 @@ service's do. On CUDA, `Inference` pads each call to one of a few sizes and runs
 captured for it, so the two rates should agree; before it did (commit 1fba4cc's version of
 this script, docs/performance.md), changing sizes ran 5-11x slower on an H200.
 
-    python bench/batch_shapes.py game=connect4 rows=6 cols=7 [batch=3600] [seconds=3]
+    python scripts/batch_shapes.py game=connect4 rows=6 cols=7 [batch=3600] [seconds=3]
 
 The changing sizes are drawn uniformly from [batch / 2, 3 batch / 2] (seed 0). Each call is
 `Inference.__call__`, answers copied back to the host, as the bare-network column of

@@ -1,4 +1,4 @@
-"""The measuring scripts in bench/ that the docs quote still run and print their JSON; the
+"""The measuring scripts in scripts/ that the docs quote still run and print their JSON; the
 shell scripts, which take minutes, parse and name what exists."""
 import json
 import subprocess
@@ -12,6 +12,8 @@ from alphazero.nn.precision import candidate_paths
 from games import make_game
 
 from helpers import ROOT
+
+pytestmark = pytest.mark.integration  # every script runs as a process
 
 
 def run_script_process(*args):
@@ -27,7 +29,7 @@ def run_script(*args):
 
 def test_move_time_times_the_shipped_networks_moves():
     # The solver's advice within 20k nodes a move: its default 4M take seconds a move early on.
-    args = ("bench/move_time.py", "game=connect4_classic", "games=1", "mcts.simulations=8",
+    args = ("scripts/move_time.py", "game=connect4_classic", "games=1", "mcts.simulations=8",
             "game.advisors.proven_outcomes=20000")
     (row,) = run_script(*args)
     assert row["simulations"] == 8 and row["moves"] > 0 and 0 < row["mean_s"] <= row["max_s"]
@@ -38,7 +40,7 @@ def test_move_time_times_the_shipped_networks_moves():
 
 
 def test_othellos_last_moves_are_timed_as_the_solvers():
-    (row,) = run_script("bench/move_time.py", "game=othello", "games=1", "mcts.simulations=8")
+    (row,) = run_script("scripts/move_time.py", "game=othello", "games=1", "mcts.simulations=8")
     assert 0 < row["solved_moves"] < row["moves"]
 
 
@@ -46,7 +48,7 @@ def test_connect6_blunders_counts_games_with_an_ignored_forced_cell(tmp_path, ti
     """An untrained network with a tiny search loses to pure MCTS and misses sixes and blocks;
     with forced moves on it never does."""
     path = tiny_checkpoint(tmp_path / "c6.pt", make_game("connect6", size=10))
-    args = ("bench/connect6_blunders.py", f"checkpoint={path}", "level=300", "games=2",
+    args = ("scripts/connect6_blunders.py", f"checkpoint={path}", "level=300", "games=2",
             "mcts.simulations=4", "threads=1")
     (off,) = run_script(*args, "search_alone=true")
     assert off["losses"] >= 1 and off["ignored_a_forced_cell"]["lost"] >= 1, off
@@ -59,20 +61,20 @@ def test_connect6_blunders_counts_games_with_an_ignored_forced_cell(tmp_path, ti
 
 
 def test_othello_solver_speed_times_each_empty_count():
-    rows = run_script("bench/othello_solver_speed.py", "positions=2", "empties=10")
+    rows = run_script("scripts/othello_solver_speed.py", "positions=2", "empties=10")
     assert [row["empties"] for row in rows] == [10] and rows[0]["positions"] == 2
     assert 0 < rows[0]["best_move_mean_s"] <= rows[0]["best_move_max_s"]
 
 
 def test_batch_shapes_times_fixed_and_changing_batches():
-    (row,) = run_script("bench/batch_shapes.py", "game=connect4", "rows=6", "cols=7", "batch=16",
+    (row,) = run_script("scripts/batch_shapes.py", "game=connect4", "rows=6", "cols=7", "batch=16",
                         "seconds=0.2")
     assert row["fixed_batch_pos_per_s"] > 0 and row["changing_pos_per_s"] > 0
     assert row["padded_sizes"] < row["changing_sizes"] == 17
 
 
 def test_connect6_drawn_game_probe_finds_a_proven_win_and_the_last_open_window():
-    from bench.connect6_blunders import probe_drawn_game
+    from scripts.connect6_blunders import probe_drawn_game
 
     game = make_game("connect6", size=10)
     winning = np.zeros(100, dtype=np.int64)
@@ -86,7 +88,7 @@ def test_connect6_drawn_game_probe_finds_a_proven_win_and_the_last_open_window()
 
 
 def test_the_shell_scripts_parse_and_name_what_exists():
-    """bench/all.sh, gpu.sh, playouts.sh and othello_vs_c.sh take minutes (docs/performance.md
+    """scripts/all.sh, gpu.sh, playouts.sh and othello_vs_c.sh take minutes (docs/performance.md
     quotes their tables), so here each one only parses, and every file, module and benchmark
     it runs is there."""
     import importlib.util
@@ -94,10 +96,10 @@ def test_the_shell_scripts_parse_and_name_what_exists():
 
     from alphazero.bench.speeds import BENCHES
 
-    for script in sorted((ROOT / "bench").glob("*.sh")):
+    for script in sorted((ROOT / "scripts").glob("*.sh")):
         assert subprocess.run(["bash", "-n", str(script)]).returncode == 0, script.name
         text = script.read_text()
-        for path in re.findall(r"\b(?:bench|tests)/[\w.]+\.\w+", text):
+        for path in re.findall(r"\b(?:scripts|tests)/[\w.]+\.\w+", text):
             assert (ROOT / path).is_file(), f"{script.name} runs {path}"
         for module in re.findall(r"-m (\w[\w.]*)", text):
             assert importlib.util.find_spec(module) is not None, f"{script.name} runs {module}"
@@ -107,7 +109,7 @@ def test_the_shell_scripts_parse_and_name_what_exists():
 
 def test_training_compute_counts_the_shipped_classic_connect4_run():
     path = "checkpoints/pretrained/connect4_classic.pt"
-    (row,) = run_script("bench/training_compute.py", path, "resnet=1x8")
+    (row,) = run_script("scripts/training_compute.py", path, "resnet=1x8")
     game = make_game("connect4", rows=6, cols=7, forbidden=None)
     cells, convs = 42, [game.planes, 32, 64, 128]
     body = sum(a * b * 9 * cells for a, b in zip(convs, convs[1:]))
@@ -125,10 +127,10 @@ def test_training_compute_counts_the_shipped_classic_connect4_run():
 
 def test_training_compute_refuses_what_is_not_a_runs_checkpoint_in_one_sentence(tmp_path,
                                                                                 tiny_checkpoint):
-    result = run_script_process("bench/training_compute.py", str(tmp_path / "none.pt"))
+    result = run_script_process("scripts/training_compute.py", str(tmp_path / "none.pt"))
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert result.stderr.strip() == f"no checkpoint at {tmp_path / 'none.pt'}."
     network_only = tiny_checkpoint(tmp_path / "net.pt", make_game("connect4"))
-    result = run_script_process("bench/training_compute.py", str(network_only))
+    result = run_script_process("scripts/training_compute.py", str(network_only))
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert result.stderr.strip().count(". ") == 0 and "counters" in result.stderr

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Othello random playouts: the Numba core next to bench/othello_ref.c, alternating 2-second runs
+# Othello random playouts: the Numba core next to scripts/othello_ref.c, alternating 2-second runs
 # (three of each per rule set) so that a shared machine's drift hits both alike.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 REF=$(mktemp)
-gcc -O3 -march=native -o "$REF" bench/othello_ref.c
+gcc -O3 -march=native -o "$REF" scripts/othello_ref.c
 for rules in standard course; do
   for _ in 1 2 3; do
     $PY -m games playouts othello rules=$rules 2

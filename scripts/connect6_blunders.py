@@ -4,7 +4,7 @@ turn, a block of the six the opponent could make next turn, or a win by threats
 deeper threat search than the agent's finds a win it missed, and when its last open window
 closed; and how long the forced cells take to find.
 
-    python bench/connect6_blunders.py [checkpoint=PATH] [level=11000] [games=80]
+    python scripts/connect6_blunders.py [checkpoint=PATH] [level=11000] [games=80]
                                       [search_alone=true] [seed=0]
                                       [deep_turns=8] [deep_budget=1000000]
 

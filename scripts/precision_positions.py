@@ -2,7 +2,7 @@
 self-play search evaluates, sampled over whole games, written to
 alphazero/nn/positions/<network>.npz (planes as uint8, the legal mask packed to bits).
 
-    python bench/precision_positions.py [NAME ...]   # default: every shipped network
+    python scripts/precision_positions.py [NAME ...]   # default: every shipped network
 
 Each file keeps POSITIONS positions of one network's input shape; alphazero.nn.precision
 finds them by game and input shape. The run is seeded: the same networks give the same files.

@@ -3,7 +3,7 @@
 behind the commands that alphazero.evaluate.gtp sends.
 
     pip install bitbully
-    python -m alphazero.evaluate game=connect4_classic "opponent='gtp:python bench/bitbully_gtp.py'"
+    python -m alphazero.evaluate game=connect4_classic "opponent='gtp:python scripts/bitbully_gtp.py'"
 
 Columns are numbered from 1 as this project's engine writes them; black moves first. BitBully
 plays the classic 6x7 board only, so `set_game` takes connect4 rows=6 cols=7 forbidden=null

@@ -1,7 +1,7 @@
 """Record the moves every shipped network's default agent plays at fixed positions and seeds,
 which tests/test_pinned_moves.py then checks:
 
-    python bench/pin_moves.py tests/data/pinned_moves.json [KEY ...]
+    python scripts/pin_moves.py tests/data/pinned_moves.json [KEY ...]
 
 Positions: the empty board and a few random openings (3, 6 and 11 plies; for Othello also 46,
 where the exact endgame moves), each kept only where the most visited move leads the next by

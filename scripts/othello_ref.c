@@ -27,7 +27,7 @@
  * Without AVX-512VL (vpternlogq) each three-input op becomes two AVX2 ops; without AVX2 this
  * file does not build.
  *
- * Build and run: gcc -O3 -march=native -o /tmp/othello_ref bench/othello_ref.c
+ * Build and run: gcc -O3 -march=native -o /tmp/othello_ref scripts/othello_ref.c
  *                /tmp/othello_ref SECONDS [standard|course [GAMES [SEED]]]
  * GAMES > 0 plays exactly that many games (SECONDS is then ignored); SEED (default 0) seeds the
  * generator as games.rng.make_rng does. Prints one JSON line:

@@ -4,7 +4,7 @@ uniformly random play and half by a network's play from random openings, for
 `python -m alphazero.evaluate game=connect4_classic solver_kind=stages`.
 
     pip install bitbully
-    python bench/connect4_stage_sets.py [per_set=300] [checkpoint=PATH] [simulations=100] [seed=0] [batches=20]
+    python scripts/connect4_stage_sets.py [per_set=300] [checkpoint=PATH] [simulations=100] [seed=0] [batches=20]
 
 The network (default: the shipped classic one) plays `batches` times 64 games at once from
 2-8 random plies, its most visited move at `simulations` each; one position per stage is

@@ -1,7 +1,7 @@
 """Seconds per move of a network at its playing budget, searched as `play` and the engine
 search: one position at a time (batch 1), the torch threads `play` uses.
 
-    python bench/move_time.py game=othello [games=2] [mcts.simulations=N] [checkpoint=PATH]
+    python scripts/move_time.py game=othello [games=2] [mcts.simulations=N] [checkpoint=PATH]
                               [--torch] [--keep-subnormals]
 
 The network plays itself from random 2-ply openings (one per game), timing every move (Othello's

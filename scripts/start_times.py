@@ -1,7 +1,7 @@
 """How soon the agent answers after a command starts, and the web board's pace next to the
 engine's.
 
-    python bench/start_times.py [games=connect6,othello,...] [repeats=3]
+    python scripts/start_times.py [games=connect6,othello,...] [repeats=3]
 
 For each game (by default every conf/game/ name with a shipped network):
   engine  seconds from starting `python -m alphazero.engine game=G` to its answer to the first

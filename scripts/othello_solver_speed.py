@@ -1,6 +1,6 @@
 """Seconds per position of the Othello endgame solver, by playable empty cells.
 
-    python bench/othello_solver_speed.py [rules=course] [positions=20] [empties=10,12,14]
+    python scripts/othello_solver_speed.py [rules=course] [positions=20] [empties=10,12,14]
 
 Positions come from uniformly random play from the start (seed 0). Each is solved three times,
 each with a fresh transposition table: its value alone (`solve`), a best move with its value

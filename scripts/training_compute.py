@@ -1,7 +1,7 @@
 """What a trained network cost: its size, the multiply-adds of one evaluation, and the
 self-play search that trained it, read from its checkpoint's counters and config.
 
-    python bench/training_compute.py CHECKPOINT [resnet=BLOCKSxCHANNELS]
+    python scripts/training_compute.py CHECKPOINT [resnet=BLOCKSxCHANNELS]
 
 Self-play's simulations are counted as played: with playout cap randomisation
 (`selfplay.full_search_share` below 1) only the fully searched moves are recorded, so the
@@ -80,7 +80,7 @@ if __name__ == "__main__":
     tower = next((a.split("=", 1)[1] for a in args if a.startswith("resnet=")), None)
     paths = [a for a in args if not a.startswith("resnet=")]
     if len(paths) != 1 or (tower and not re.fullmatch(r"[1-9]\d*x[1-9]\d*", tower)):
-        sys.exit("usage: python bench/training_compute.py CHECKPOINT [resnet=BLOCKSxCHANNELS]")
+        sys.exit("usage: python scripts/training_compute.py CHECKPOINT [resnet=BLOCKSxCHANNELS]")
     try:
         print(json.dumps(training_compute(paths[0], tower)))
     except checkpoint.CheckpointError as error:
