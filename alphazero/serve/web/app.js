@@ -83,7 +83,8 @@ function remember(view) {
   localStorage.setItem("lastGame", view.game);
   const p = preset(view.game);
   if (p && JSON.stringify(view.board_params) !== JSON.stringify(p.params)) {
-    localStorage.setItem("board", JSON.stringify({game: view.game, params: view.board_params, board: view.board}));
+    const board = `${view.rows.length}×${view.rows[0].length}`;
+    localStorage.setItem("board", JSON.stringify({game: view.game, params: view.board_params, board}));
   }
 }
 

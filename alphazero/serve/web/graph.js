@@ -4,7 +4,7 @@
 // move under the pointer; a click shows the position there.
 
 const SVG = "http://www.w3.org/2000/svg";
-const WIDTH = 300, HEIGHT = 120, LEFT = 24, RIGHT = 6, TOP = 16, BOTTOM = 16;
+const WIDTH = 300, HEIGHT = 140, LEFT = 26, RIGHT = 6, TOP = 20, BOTTOM = 18;
 
 function shape(tag, attributes, text) {
   const node = document.createElementNS(SVG, tag);
@@ -31,7 +31,7 @@ export function drawGraph(svg, values, final, shown, pick, name) {
   const scale = [[1, "+1"], [0, "0"], [-1, "−1"]].map(([value, text]) =>
     shape("text", {x: LEFT - 4, y: y(value) + 4, "text-anchor": "end", class: "scale"}, text));
   const hover = shape("line", {x1: 0, x2: 0, y1: TOP, y2: HEIGHT - BOTTOM, class: "hover", visibility: "hidden"});
-  const reading = shape("text", {x: WIDTH - RIGHT, y: 11, "text-anchor": "end", class: "reading"}, "");
+  const reading = shape("text", {x: WIDTH - RIGHT, y: 14, "text-anchor": "end", class: "reading"}, "");
   svg.replaceChildren(
     shape("line", {x1: LEFT, x2: LEFT, y1: TOP, y2: HEIGHT - BOTTOM, class: "frame"}),
     shape("line", {x1: LEFT, x2: WIDTH - RIGHT, y1: y(0), y2: y(0), class: "axis"}),
