@@ -88,10 +88,19 @@ function remember(view) {
   }
 }
 
-function fillSetup() {
-  const p = preset(), kept = keptBoard(p.key);
+// The kept board of the chosen game where the person plays it again, else null.
+function keptChosen() { return $("board-choice").value === "kept" ? keptBoard(preset().key) : null; }
+
+// The choice of a kept board where there is one; its parameters' fields only for a new board.
+function showKeptBoard() {
+  const kept = keptBoard(preset().key);
   $("board-choice-box").hidden = !kept;
   if (kept) $("board-choice").options[0].textContent = `This board again (${kept.board})`;
+  $("params").hidden = Boolean(keptChosen());
+}
+
+function fillSetup() {
+  const p = preset();
   $("params").replaceChildren(...p.fields.map((field) => {
     const label = document.createElement("label");
     label.className = field.kind;
@@ -113,8 +122,8 @@ function fillSetup() {
 }
 
 function chosenParams() {
-  const p = preset(), kept = keptBoard(p.key);
-  if (kept && $("board-choice").value === "kept") return kept.params;
+  const p = preset(), kept = keptChosen();
+  if (kept) return kept.params;
   const params = {...p.params};
   for (const field of p.fields) {
     const input = $("params").querySelector(`[data-param="${field.key}"]`);
@@ -125,15 +134,17 @@ function chosenParams() {
 
 async function updateChoices() {
   const p = preset(), ask = ++page.choicesAsked;
-  $("params").hidden = Boolean(keptBoard(p.key)) && $("board-choice").value === "kept";
+  showKeptBoard();
   let c;
   try { c = await api("/api/choices", {game: p.key, params: chosenParams()}); }
   catch (error) { if (ask === page.choicesAsked) { $("form-error").textContent = error.message; } return; }
   if (ask !== page.choicesAsked) return;
   $("form-error").textContent = "";
-  $("game").selectedOptions[0].textContent = listName(c);
-  $("variant").textContent = c.variant ? `${c.variant[0].toUpperCase()}${c.variant.slice(1)}.` : "";
-  $("rules").textContent = c.rules;
+  // a kept board was drawn by the game's rules: the game's words, not that one board's
+  const words = keptChosen() ? p : c;
+  $("game").selectedOptions[0].textContent = listName(words);
+  $("variant").textContent = words.variant ? `${words.variant[0].toUpperCase()}${words.variant.slice(1)}.` : "";
+  $("rules").textContent = words.rules;
   const was = $("network").value, networks = [];
   if (c.shipped) networks.push(["shipped", "Shipped network", c.shipped]);
   networks.push(["pure", "Pure MCTS (no network)", "Tree search with random playouts"]);
@@ -152,6 +163,7 @@ async function newGame(event) {
   const done = await withBusy("Loading the network…", async () => {
     show(await api("/api/games", body));
     remember(page.game);
+    await updateChoices();  // the board just drawn is now the one kept
   });
   if (done) await afterChange();
 }
