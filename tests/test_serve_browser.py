@@ -417,6 +417,12 @@ def test_connect6_double_moves_undo_analysis_and_a_win(browser, url):
         ratio(getComputedStyle(el).color, getComputedStyle(el).backgroundColor)),
         ...[...document.querySelectorAll('#line span')].map((el) => ratio(getComputedStyle(el).color, panel)))""") >= 4.5
     assert board.js("return document.querySelector('#line .number').textContent") == "2."  # as the move list
+    try:  # the analysis' words whole at every window size
+        for width, height in WINDOWS:
+            window(browser, width, height)
+            assert board.js(FITS)["cut"] == [], (width, height)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     assert board.js("return document.querySelectorAll('#board .share').length") > 0
     board.new_game("connect6", colour="first", moves=CONNECT6_WIN_NEXT)
     board.click_cell(94)  # E1

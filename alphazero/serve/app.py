@@ -1,6 +1,6 @@
 """The web app: a page (alphazero/serve/web/) and plain JSON endpoints over game sessions.
 
-Every endpoint answers JSON; a refused request gets {"error": sentence} with a 4xx status
+Every API endpoint answers JSON; a refused request gets {"error": sentence} with a 4xx status
 and changes nothing. Searches run in worker threads, one at a time per session (a second
 request while one runs is refused with 409), so the event loop, the page and other sessions
 stay responsive. Sessions live in memory; past `max_sessions` the least recently used idle
