@@ -27,7 +27,7 @@ def test_refused_moves_leave_the_game_unchanged_and_ask_again(compose_config, pl
     assert text.count("refused") == 2
     # Only column 4 and the agent's answer were played.
     assert text.count("agent plays") == 1 and "for the agent)" in text
-    assert build_game(cfg).kernels["ply"](state) == 2
+    assert build_game(cfg).ply(state) == 2
 
 
 def test_a_scripted_game_is_played_to_its_result(compose_config, play_script):

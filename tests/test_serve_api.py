@@ -56,7 +56,7 @@ def test_every_registered_game_is_offered_and_drawn_through_the_contract(client)
         game = make_game(name)
         state = game.new_state(rng)
         while game.status(state) == ONGOING:
-            if game.kernels["ply"](state) % 5 == 0 or len(game.legal_list(state)) == 1:
+            if game.ply(state) % 5 == 0 or len(game.legal_list(state)) == 1:
                 view = board_view(game, state)
                 assert sorted([*view.targets, *view.buttons]) == game.legal_list(state)
                 assert all("".join(view.rows)[c] == "." for c in view.targets.values())

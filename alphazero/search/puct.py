@@ -24,13 +24,16 @@ from games.core.specialize import specialize
 class SearchConfig:
     """The search's settings. Their defaults and what each means are conf/config.yaml's
     `mcts:` (built by `from_cfg`); rollout_share is no config key but an advisor's request
-    (games.core.advice: leaf rollouts at play), so it alone has a default here: none."""
+    (games.core.advice: leaf rollouts at play), so it has a default here: none; and
+    dirichlet_alpha, which `from_cfg` reads from `mcts:` once a key names it."""
     c_puct: float
     dirichlet_epsilon: float
     arena_factor: float
     discount: float
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
                                 # the outcome of one random playout from it (AlphaGo's mix)
+    dirichlet_alpha: float | None = None  # the root noise's concentration; None: the game's
+                                          # default (root_noise_alpha), until `mcts:` names one
 
     @classmethod
     def from_cfg(cls, mcts, network_discount: float = 1.0, **overrides) -> SearchConfig:
@@ -42,6 +45,12 @@ class SearchConfig:
             settings["discount"] = network_discount
         settings.update(overrides)
         return cls(**settings)
+
+
+def root_noise_alpha(config: SearchConfig, game) -> float:
+    """The root noise's Dirichlet alpha: the setting's, else the game's default (about 10 / its
+    typical number of legal moves, AlphaZero's rule)."""
+    return game.dirichlet_alpha if config.dirichlet_alpha is None else config.dirichlet_alpha
 
 
 class SearchStep(NamedTuple):
@@ -167,8 +176,7 @@ class BatchedSearch:
         return bool(np.all((starts >= 0) | ~tree.active))
 
     def _mix_noise(self, which: np.ndarray) -> None:
-        # the game's concentration: about 10 / its typical number of legal moves (AlphaZero)
-        noise = self.rng.gamma(self.game.dirichlet_alpha, 1.0,
+        noise = self.rng.gamma(root_noise_alpha(self.config, self.game), 1.0,
                                size=(self.num_trees, self.game.num_actions))
         self.kernels.mix_root_noise(self.tree, which, noise, float(self.config.dirichlet_epsilon))
 

@@ -26,8 +26,8 @@ _compiled: dict = {}
 
 def _source_hash(modules, kernels: dict) -> str:
     digest = hashlib.sha1()
-    for name in sorted(kernels):
-        digest.update(f"{name}={kernels[name].py_func.__qualname__};".encode())
+    for name, kernel in sorted(kernels.items()):
+        digest.update(f"{name}={kernel.py_func.__qualname__};".encode())
     for module in modules:
         digest.update(inspect.getsource(module).encode())
     return digest.hexdigest()[:10]
@@ -39,15 +39,16 @@ def specialize(game, templates: list, extra_globals: dict | None = None) -> type
     Templates may call each other by name; each sees the game kernels, the templates before
     it, and `extra_globals`. Returns a namespace of compiled functions by template name.
     """
-    game_modules = {sys.modules[k.py_func.__module__] for k in game.kernels.values()}
+    kernels = game.kernels._asdict()
+    game_modules = {sys.modules[k.py_func.__module__] for k in kernels.values()}
     template_modules = {sys.modules[t.__module__] for t in templates}
     modules = sorted(game_modules | template_modules, key=lambda m: m.__name__)
-    tag = f"{type(game).__name__}_{_source_hash(modules, game.kernels)}"
+    tag = f"{type(game).__name__}_{_source_hash(modules, kernels)}"
     key = (tag, tuple(t.__qualname__ for t in templates))
     if key in _compiled:
         return _compiled[key]
 
-    bound = dict(game.kernels)
+    bound = dict(kernels)
     bound.update(extra_globals or {})
     out = types.SimpleNamespace()
     for template in templates:

@@ -181,7 +181,7 @@ class StoneBoard:
                  for row in range(self.rows)]
         lines.append("   " + " ".join(COLUMN_LETTERS[:self.cols]))
         if self.status(state) != ONGOING:
-            lines.append(f"Game over after {self.kernels['ply'](state)} stones: "
+            lines.append(f"Game over after {self.ply(state)} stones: "
                          f"{STATUS_NAMES[self.status(state)]}.")
         else:
             lines.append(self.turn_line(state))
