@@ -25,6 +25,8 @@ GAME_PARAMS = {
     "connect6": [{"size": 10}, {"size": 7}],
     "gomoku": [{"size": 8}, {"size": 15}, {"rows": 6, "cols": 9}, {"size": 7, "exact_five": True}],
     "othello": [{"rules": "course"}, {"rules": "standard"}],
+    "openspiel": [{"game": "connect_four"}, {"game": "hex(board_size=5)"},
+                  {"game": "breakthrough(rows=6,columns=6)"}],
 }
 
 
@@ -48,14 +50,16 @@ def cases(kernel_games_only: bool = False):
     for name in game_names():
         if kernel_games_only and game_class(name).kernels is None:
             continue  # its rules run in Python: nothing is compiled
+        missing = game_class(name).unavailable()  # an optional package not installed
         for params in GAME_PARAMS.get(name, [{}]):
             label = "-".join(f"{k}={v}" for k, v in params.items()) or "defaults"
-            yield pytest.param((name, params), id=f"{name}-{label}")
+            yield pytest.param((name, params), id=f"{name}-{label}",
+                               marks=pytest.mark.skipif(missing is not None, reason=str(missing)))
 
 
 def move_bound(game) -> int:
-    """Every action but a pass fills a cell, and a pass comes at most once between two."""
-    return 2 * game.height * game.width
+    """The most actions a game can last (games.core.base.Game.max_plies)."""
+    return game.max_plies
 
 
 def positions(game, seed: int, games: int = 3):

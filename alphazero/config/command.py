@@ -17,7 +17,7 @@ from typing import Callable
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
-from alphazero.config.choices import check_group_choices
+from alphazero.config.choices import check_group_choices, expand_game_choice
 from alphazero.config.command_line import flat_keys, no_such_setting
 from alphazero.config.compose import compose_config
 from alphazero.config.errors import ConfigError
@@ -28,6 +28,7 @@ def command_config(config_name: str, argv: list[str]) -> DictConfig:
     """conf/<config_name>.yaml with the command line's overrides, or a ConfigError. From
     here on a first start's Numba compilation says so on stderr."""
     tell_first_compilation()
+    argv = expand_game_choice(argv)
     check_group_choices(argv)
     try:
         return compose_config(config_name, argv)

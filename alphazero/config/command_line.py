@@ -15,7 +15,7 @@ from typing import TextIO
 
 from omegaconf import DictConfig, OmegaConf
 
-from alphazero.config.choices import GROUPS, check_group_choices
+from alphazero.config.choices import GROUPS, check_group_choices, expand_game_choice
 from alphazero.config.compose import compose_config
 from alphazero.config.errors import ConfigError
 from alphazero.config.paths import CONF_DIR
@@ -68,7 +68,12 @@ def text_input() -> TextIO:
 
 def check_command_line(command: str, config_name: str, argv: list[str]) -> None:
     """Help, or exit 2 on a group choice or a setting the command lacks; returns when the
-    command line is good to run."""
+    command line is good to run. Where `argv` is the process's own, `game=openspiel:SPEC`
+    in it is expanded in place (alphazero.config.choices), for Hydra to read."""
+    expanded = expand_game_choice(argv)
+    if argv == sys.argv[1:]:
+        sys.argv[1:] = expanded
+    argv = expanded
     if any(word in HELP_FLAGS for word in argv):
         print(usage_text(command, config_name, argv))
         sys.exit(0)

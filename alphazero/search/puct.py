@@ -16,8 +16,9 @@ import numpy as np
 from alphazero.search.puct_kernels import (EDGE_START, NODE_FIELDS, NUM_EDGES, ROOT, SIMS,
                                            TEMPLATES, TO_PLAY, TREE_FIELDS, VISITS, LeafBatch,
                                            SearchParams, Tree)
+from alphazero.search.python_rules import PythonRulesKernels
 from games.core.rng import make_rng
-from games.core.specialize import specialize
+from games.core.specialize import compiled_for, specialize
 
 
 @dataclass
@@ -59,16 +60,6 @@ class SearchStep(NamedTuple):
     expand_and_backup: Callable
 
 
-def compiled_for(kernel, *args):
-    """`kernel` (a Numba dispatcher) compiled for the types of `args`: its entry point, which
-    must be called with arguments of exactly those types, since it does not check them.
-    Why: the dispatcher types every argument on every call, and named tuples are slow to
-    type. A select_leaves call with nothing to do took 8 µs through the dispatcher (4.4 µs
-    with the same arrays and numbers as 21 positional arguments) and 1.5 µs through the entry
-    point (a 2-core AMD EPYC, Numba 0.68), where a one-tree search step's work is 10-15 µs."""
-    return kernel.compile(tuple(kernel.typeof_pyval(arg) for arg in args))
-
-
 class BatchedSearch:
     """PUCT over `num_trees` games at once; `evaluator(planes, legal) -> (priors, values)`
     is called once per search step with every tree's leaves in one batch. The config is
@@ -81,7 +72,9 @@ class BatchedSearch:
         self.game = game
         self.config = config
         self.simulations = simulations
-        self.kernels = specialize(game, TEMPLATES)
+        # rules in Python: their game steps run in Python beside the compiled tree kernels
+        self.kernels = (specialize(game, TEMPLATES) if game.kernels is not None
+                        else PythonRulesKernels(game, num_trees))
         self.rng = np.random.default_rng(seed)
         cfg = self.config
         self.params = SearchParams(c_puct=float(cfg.c_puct), discount=float(cfg.discount),
@@ -108,9 +101,11 @@ class BatchedSearch:
         self.playout_rng = make_rng(seed)
         self.visit_buffer = np.zeros((B, A), dtype=np.float32)
         targets, priors, values = np.zeros(B, np.int32), np.zeros((L, A), np.float32), np.zeros(L, np.float32)
+        select_leaves = (self.kernels.select_leaves if game.kernels is None else
+                         compiled_for(self.kernels.select_leaves, self.tree, self.leaves,
+                                      self.params, targets, self.playout_rng))
         self.step_kernels = SearchStep(
-            select_leaves=compiled_for(self.kernels.select_leaves, self.tree, self.leaves,
-                                       self.params, targets, self.playout_rng),
+            select_leaves=select_leaves,
             expand_and_backup=compiled_for(self.kernels.expand_and_backup, self.tree,
                                            self.leaves, priors, values, 0, self.params))
 

@@ -113,6 +113,12 @@ class Game(abc.ABC):
     # marks that line and not a longer one beside it; None: a won game's longest line won it.
     exact_winning_line: int | None = None
 
+    @staticmethod
+    def unavailable() -> str | None:
+        """Why this game cannot be built on this machine (an optional package it needs is
+        missing), in one sentence; None (the default) where it can."""
+        return None
+
     @abc.abstractmethod
     def params(self) -> dict:
         """Canonical parameters: enough to rebuild this game with `make_game(name, **params)`."""
@@ -146,6 +152,13 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def format_move(self, state: np.ndarray, action: int) -> str:
         """The action's text in this position (parse_move reads it back)."""
+
+    @property
+    def max_plies(self) -> int:
+        """The most actions a game can last, passes included. By default, a bound that holds
+        where every action but a pass fills a cell and a pass comes at most once between two;
+        a game whose moves do not fill cells says its own."""
+        return 2 * self.height * self.width
 
     def score(self, state: np.ndarray) -> int | None:
         """The first player's score minus the second's where the game counts one (Othello's
