@@ -11,7 +11,10 @@ an optional extra (`pip install '.[openspiel]'`), imported when a game is built.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
+import sys
 
 import numpy as np
 
@@ -27,12 +30,16 @@ def load_openspiel_game(spec: str):
     if OpenSpielGame.unavailable() is not None:
         raise GameError(INSTALL)
     import pyspiel
+    short_name = spec.partition("(")[0].strip()
+    if short_name not in pyspiel.registered_names():  # before load_game, which prints them all
+        raise GameError(f"OpenSpiel has no game '{short_name}'; its games are listed by "
+                        f"python -c 'import pyspiel; print(pyspiel.registered_names())'.")
     try:
-        game = pyspiel.load_game(spec)
+        with quiet_stderr():  # OpenSpiel prints its error before raising it
+            game = pyspiel.load_game(spec)
     except pyspiel.SpielError as error:
         reason = str(error).strip().splitlines()[-1] if str(error).strip() else "unknown game"
-        raise GameError(f"OpenSpiel cannot load '{spec}' ({reason}); its games are listed by "
-                        f"python -c 'import pyspiel; print(pyspiel.registered_names())'.") from None
+        raise GameError(f"OpenSpiel cannot load '{spec}': {reason}.") from None
     kind = game.get_type()
     game_type = pyspiel.GameType
     if not (game.num_players() == 2 and kind.dynamics == game_type.Dynamics.SEQUENTIAL
@@ -44,6 +51,20 @@ def load_openspiel_game(spec: str):
                         f"of perfect information with an observation tensor, which is what "
                         f"this pipeline plays.")
     return game
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """File descriptor 2 sent to /dev/null inside the block (C++ writes there directly)."""
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def board_shape(shape: list[int]) -> tuple[int, int, int]:
