@@ -55,7 +55,8 @@ def root_noise_alpha(config: SearchConfig, game) -> float:
 
 
 class SearchStep(NamedTuple):
-    """The two kernels of a search step, each compiled for one search's argument types."""
+    """The two kernels of a search step, each compiled for one search's argument types
+    (select_leaves is a Python method where the rules are Python: python_rules)."""
     select_leaves: Callable
     expand_and_backup: Callable
 

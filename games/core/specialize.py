@@ -61,6 +61,20 @@ def specialize(game, templates: list, extra_globals: dict | None = None) -> type
     return out
 
 
+def bound_python(game, templates: list) -> types.SimpleNamespace:
+    """`templates` run as plain Python against the rule methods of a game in Python
+    (games.core.python_game), under the same names: generic code that is not worth a Python
+    version of its own (perft, playout timing)."""
+    names = {name: getattr(game, name) for name in
+             ("legal_actions", "play", "status", "to_move", "ply", "random_playout")}
+    out = types.SimpleNamespace()
+    for template in templates:
+        scope = {**template.__globals__, **names}
+        setattr(out, template.__name__, types.FunctionType(template.__code__, scope, template.__name__,
+                                                           template.__defaults__))
+    return out
+
+
 def bound_copy(template, names: dict, tag: str):
     """`template` (a plain Python function) jit-compiled with its globals `names` bound to
     the functions given, cached on disk as `<template's name>__<tag>`. `tag` must change
