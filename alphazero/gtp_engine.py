@@ -285,14 +285,14 @@ class GtpEngine:
         """A finished game's score: its disc difference where the game counts one (Othello),
         else who won. Before the end it refuses, saying the disc difference so far if any:
         a mid-game count is no final score."""
-        score = getattr(self.game, "score", None)
+        score = self.game.score(self.state)  # None: the game counts no score
         status = self.game.status(self.state)
         if status == ONGOING:
             if score is None:
                 raise Refusal("the game is not over, and it has no score before its end.")
             raise Refusal(f"the game is not over; the disc difference so far is "
-                          f"{score_text(score(self.state))}.")
-        return score_text(score(self.state)) if score is not None else WINNER_SCORES[status]
+                          f"{score_text(score)}.")
+        return score_text(score) if score is not None else WINNER_SCORES[status]
 
 
 def start_engine(argv: list[str]) -> GtpEngine:

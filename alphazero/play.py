@@ -27,7 +27,6 @@ from games import DRAW, FIRST_WON, ONGOING, GameError
 from games.core.board_text import flat_board, legend, marked_board, move_change
 from games.core.winning_line import winning_line
 
-PASS_WORD = "pass"  # the notation of a forced pass, in the games that have one
 COMMANDS = (("hint", "the agent's move for you, shown and not played"),
             ("undo", "take back your last move and the agent's reply"),
             ("help", "this list"),
@@ -36,7 +35,7 @@ COMMANDS = (("hint", "the agent's move for you, shown and not played"),
 
 def must_pass(game, state) -> bool:
     legal = game.legal_list(state)
-    return len(legal) == 1 and game.format_move(state, legal[0]) == PASS_WORD
+    return game.pass_action is not None and legal == [game.pass_action]
 
 
 @dataclass
@@ -159,7 +158,8 @@ class TerminalGame:
         self.turn_starts.append(len(self.moves))
         self.show_board()
         if must_pass(self.game, self.state):
-            self.say(f"You have no legal move and must pass: type {PASS_WORD}.")
+            self.say("You have no legal move and must pass: type "
+                     f"{self.game.format_move(self.state, self.game.pass_action)}.")
         while self.humans_turn():
             self.say("your move> ", end="")
             line = self.stdin.readline()

@@ -165,7 +165,7 @@ def test_random_games_match_reference(name):
             assert game.legal_list(state) == reference.legal()
             assert game.status(state) == reference.result
             assert game.to_move(state) == reference.ply % 2
-            assert int(game.kernels["ply"](state)) == reference.ply
+            assert int(game.ply(state)) == reference.ply
             assert board_text(game, state) == ["".join(row) for row in reference.board]
             if reference.result != ONGOING:
                 break
@@ -183,13 +183,13 @@ def test_random_playout_leaves_a_valid_final_state(name):
     for _ in range(200):
         state = game.new_state(opening)
         game.play_moves(state, [str(a + 1) for a in opening.permutation(game.legal_list(state))[:2]])
-        result = game.kernels["random_playout"](state, rng)
+        result = game.random_playout(state, rng)
         assert result == game.status(state) != ONGOING
         reference = reference_for(state)
         board = board_text(game, state)
         reference.board = [list(row) for row in board]
         stones = sum(row.count("X") + row.count("O") for row in board)
-        assert int(game.kernels["ply"](state)) == stones
+        assert int(game.ply(state)) == stones
         assert sum(row.count("X") for row in board) - sum(row.count("O") for row in board) in (0, 1)
         # the derived parts of the state (heights, open list, masks) agree with the board
         rebuilt = game.transform_state(game.transform_state(state, 1), 1)

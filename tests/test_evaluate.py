@@ -76,7 +76,7 @@ def test_a_ladder_row_is_the_result_of_that_level_played_alone():
 def test_openings_are_shared_by_each_pair_and_differ_between_pairs():
     game = make_game("othello", rules="course")
     states = match_openings(game, 8, 6, np.random.default_rng(0))
-    plies = game.kernels["ply"]
+    plies = game.ply
     assert all(plies(s) == 6 and game.status(s) == 0 for s in states)
     for i in range(0, 8, 2):
         np.testing.assert_array_equal(states[i], states[i + 1])

@@ -27,9 +27,9 @@ def test_engine_session_sizes_moves_and_undo(make_engine, ok, refused):
     assert "there is no I" in refused(engine, "play w I4")
     ok(engine, "play w E5")
     reply = ok(engine, "genmove b")
-    assert engine.game.kernels["ply"](engine.state) == 3 and reply not in ("D4", "E5")
+    assert engine.game.ply(engine.state) == 3 and reply not in ("D4", "E5")
     ok(engine, "undo")
-    assert engine.game.kernels["ply"](engine.state) == 2
+    assert engine.game.ply(engine.state) == 2
     assert "Black (X) to move." in ok(engine, "showboard")
     ok(engine, "set_game exact_five=true")
     assert engine.game.params() == {"size": 8, "exact_five": True}

@@ -93,7 +93,7 @@ def test_early_positions_are_judged_by_outcome():
     states, outcomes, exact = solved_positions(game, 8, "early", (0, 0), seed=4)
     assert not exact
     for state, move_outcomes in zip(states, outcomes):
-        assert 8 <= game.kernels["ply"](state) <= 14
+        assert 8 <= game.ply(state) <= 14
         legal = move_outcomes[game.legal_mask(state)]
         assert set(legal) <= {-1, 0, 1} and len(set(legal)) > 1
     rates = optimal_move_rate(ScoredPlayer(states, outcomes, best=False), states, outcomes, exact)

@@ -28,7 +28,7 @@ def test_refused_moves_leave_the_game_unchanged_and_ask_again(compose_config, pl
     assert text.count("refused") == 2
     # Only column 4 and the agent's answer were played.
     assert text.count("agent plays") == 1 and "for the agent)" in text
-    assert build_game(cfg).kernels["ply"](state) == 2
+    assert build_game(cfg).ply(state) == 2
 
 
 def test_a_scripted_game_is_played_to_its_result(compose_config, play_script):
@@ -55,7 +55,7 @@ def test_help_hint_and_undo_in_the_games_colours(compose_config, play_script):
     assert f"Took back 4 (Red), {reply} (Yellow)." in text
     replied = text.split("agent plays ")[1].split("your move> ")[0]
     assert replied.count("(O)") == 1 and "Legend: X Red, O Yellow, ( ) the last move." in replied
-    assert build_game(cfg).kernels["ply"](state) == 0
+    assert build_game(cfg).ply(state) == 0
 
 
 def test_the_last_move_and_the_winning_line_are_marked(compose_config, play_script):
@@ -106,7 +106,7 @@ def test_a_connect6_turn_on_one_line(compose_config, play_script):
     assert "refused: A1 is already occupied." in text
     assert "refused: your turn ends after E1 F1; type one turn at a time." in text
     # A1; the agent's two; C1 D1 together; the agent's two; E1 F1 A2 refused whole
-    assert build_game(cfg).kernels["ply"](state) == 5 + 2 * (text.count("agent plays") == 4)
+    assert build_game(cfg).ply(state) == 5 + 2 * (text.count("agent plays") == 4)
     assert text.count("agent plays") == 4
 
 

@@ -18,7 +18,7 @@ from alphazero.serve.app import create_app
 from alphazero.serve.board_view import board_view
 from alphazero.serve.catalog import CatalogError, resolve_checkpoint
 from alphazero.config.errors import ConfigError
-from games import ONGOING, game_names, make_game
+from games import ONGOING, game_class, game_names, make_game
 
 ROOT = Path(__file__).resolve().parents[1]
 OTHELLO_PASS = "d3 c3 e6 d2 d1 e1 b3 c1"  # classic Othello: black has no move after these
@@ -52,11 +52,13 @@ def test_every_registered_game_is_offered_and_drawn_through_the_contract(client)
         g["key"] for g in options["games"]}
     assert options["first"] == "connect4_classic"  # the page opens on a game people know
     rng = np.random.default_rng(0)
-    for name in game_names():  # random games to the end: every legal move has a cell or a button
+    # Random games to the end: every legal move has a cell or a button. The board reads
+    # render()'s grammar, which the games in Python (Qubic, OpenSpiel's) do not draw.
+    for name in (n for n in game_names() if game_class(n).kernels is not None):
         game = make_game(name)
         state = game.new_state(rng)
         while game.status(state) == ONGOING:
-            if game.kernels["ply"](state) % 5 == 0 or len(game.legal_list(state)) == 1:
+            if game.ply(state) % 5 == 0 or len(game.legal_list(state)) == 1:
                 view = board_view(game, state)
                 assert sorted([*view.targets, *view.buttons]) == game.legal_list(state)
                 assert all("".join(view.rows)[c] == "." for c in view.targets.values())

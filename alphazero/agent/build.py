@@ -60,9 +60,10 @@ def build_agent(game, cfg: DictConfig, kind: str | None = None, checkpoint_path=
 
 def network_runtime(spec: AgentSpec) -> str:
     """Where a checkpoint's network runs: from the cache on a CPU, in a precision a runtime
-    without torch offers (bfloat16 needs OpenVINO); else through torch."""
-    without_torch = spec.precision in ("auto", "float32") or (
-        spec.precision == "bfloat16" and openvino_session.available())
+    without torch offers (bfloat16 needs OpenVINO), unless the spec asks for torch; else
+    through torch."""
+    without_torch = spec.runtime == "auto" and (spec.precision in ("auto", "float32") or (
+        spec.precision == "bfloat16" and openvino_session.available()))
     return CACHED if device_name(spec.device) == "cpu" and without_torch else TORCH
 
 
@@ -91,7 +92,7 @@ def checkpoint_agent(game, spec: AgentSpec, saved: dict, path) -> NetworkAgent:
         from alphazero.nn.network import checkpoint_inference
         give_torch_threads()  # the count this process chose, if torch came after it
         return checkpoint_inference(saved, trained_game, select_device(spec.device),
-                                    spec.precision)
+                                    spec.precision, spec.runtime)
     return _agent(game, spec, saved, path, inference)
 
 

@@ -21,6 +21,8 @@ class AgentSpec:
     advisors: dict = field(default_factory=dict)  # az: advisor name -> setting; {}: search alone
     playouts: int = 0              # pure: playouts per move
     precision: str = "auto"        # az: the network's precision (selfplay.precision)
+    runtime: str = "auto"          # az: auto (build.network_runtime) | torch (loaded and run
+                                   # by torch, as a benchmark compares)
     device: str = "auto"
     seed: int = 0
 

@@ -20,7 +20,7 @@ from typing import Callable
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
-from alphazero.config.choices import check_group_choices
+from alphazero.config.choices import check_group_choices, expand_game_choice
 from alphazero.config.command_line import composition_error
 from alphazero.config.compose import composition
 from alphazero.config.errors import ConfigError
@@ -36,6 +36,7 @@ def command_config(config_name: str, argv: list[str]) -> DictConfig:
 def command_tree(config_name: str, argv: list[str]) -> tuple[DictConfig, str | None]:
     """`command_config`, and the conf/game/ file the tree took (what names a run's folders)."""
     tell_first_compilation()
+    argv = expand_game_choice(argv)
     check_group_choices(argv)
     try:
         return composition(config_name, argv)

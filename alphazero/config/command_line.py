@@ -18,7 +18,7 @@ from omegaconf.errors import (ConfigAttributeError, ConfigKeyError, OmegaConfBas
                               ValidationError)
 
 from alphazero.config import schema
-from alphazero.config.choices import GROUPS, check_group_choices
+from alphazero.config.choices import GROUPS, check_group_choices, expand_game_choice
 from alphazero.config.compose import compose_config
 from alphazero.config.errors import ConfigError
 from alphazero.config.paths import CONF_DIR
@@ -70,8 +70,9 @@ def text_input() -> TextIO:
 
 
 def check_command_line(command: str, config_name: str, argv: list[str]) -> None:
-    """Help, or exit 2 on a group choice or a setting the command lacks; returns when the
-    command line is good to run."""
+    """Help, or exit 2 on a group choice or a setting the command lacks (or given a value of
+    the wrong type); returns when the command line is good to run."""
+    argv = expand_game_choice(argv)  # game=openspiel:SPEC (alphazero.config.choices)
     if any(word in HELP_FLAGS for word in argv):
         print(usage_text(command, config_name, argv))
         sys.exit(0)

@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from games.core.base import (DRAW, FIRST_WON, ONGOING, GameError, KernelGame, Kernels,
+                             check_param_names, int_param)
 from games.core.presentation import Presentation
-from games.core.base import DRAW, FIRST_WON, ONGOING, Game, GameError, check_param_names, int_param
 from games.core.rng import rand_below
 
 MIN_SIDE, MAX_SIDE = 4, 12
@@ -273,15 +274,13 @@ def _describe_side(side: tuple[int, int]) -> str:
     return str(side[0]) if side[0] == side[1] else f"{side[0]}-{side[1]}"
 
 
-class Connect4(Game):
+class Connect4(KernelGame):
     name = "connect4"
     planes = 4
     state_size = STATE_SIZE
     state_dtype = np.int16
     num_symmetries = 2
-    kernels = {"legal_actions": legal_actions, "play": play, "status": status,
-               "to_move": to_move, "ply": ply, "encode": encode,
-               "random_playout": random_playout}
+    kernels = Kernels(legal_actions, play, status, to_move, ply, encode, random_playout)
 
     def __init__(self, **params):
         check_param_names(self.name, params, ("rows", "cols", "forbidden"))

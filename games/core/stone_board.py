@@ -183,7 +183,7 @@ class StoneBoard:
         outcome = self.status(state)
         if outcome != ONGOING:
             result = "draw" if outcome == DRAW else f"{COLOUR_NAMES[outcome]} won"
-            lines.append(f"Game over after {self.kernels['ply'](state)} stones: {result}.")
+            lines.append(f"Game over after {self.ply(state)} stones: {result}.")
         else:
             lines.append(self.turn_line(state))
         return "\n".join(lines)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from games.core.base import (DRAW, ONGOING, GameError, KernelGame, Kernels, bool_param,
+                             check_param_names, int_param)
 from games.core.presentation import Presentation
-from games.core.base import (DRAW, ONGOING, Game, GameError, bool_param, check_param_names,
-                             int_param)
 from games.core.rng import rand_below
 from games.core.stone_board import (BLACK, COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard,
                                add_to_lines, board_symmetries, legal_cells, line_block,
@@ -170,8 +170,7 @@ def random_playout(state, rng):
     return state[STATUS]
 
 
-KERNELS = {"legal_actions": legal_actions, "play": play, "status": status, "to_move": to_move,
-           "ply": ply, "encode": encode, "random_playout": random_playout}
+KERNELS = Kernels(legal_actions, play, status, to_move, ply, encode, random_playout)
 
 
 # ---------------------------------------------------------------- Python side
@@ -188,7 +187,7 @@ def _board_shape(params: dict) -> tuple[int, int]:
             int_param("gomoku", "cols", params.get("cols", 15), MIN_SIDE, MAX_SIDE))
 
 
-class Gomoku(StoneBoard, Game):
+class Gomoku(StoneBoard, KernelGame):
     name = "gomoku"
     title = "Gomoku"
     move_example = "C3"

@@ -19,8 +19,9 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from games.core.base import (DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, KernelGame, Kernels,
+                             check_param_names)
 from games.core.presentation import Presentation
-from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, Game, GameError, check_param_names
 from games.core.rng import rand_below
 from games.othello.bitboard import (CELLS, COURSE, SIZE, STANDARD, U1, flips_of, flips_vec,
                                     legal_cells, legal_cells_vec, nth_bit, popcount, rule_masks)
@@ -169,7 +170,7 @@ def cells_to_bits(cells) -> np.int64:
     return np.packbits(np.asarray(cells, dtype=np.uint8), bitorder="little").view(np.int64)[0]
 
 
-class Othello(Game):
+class Othello(KernelGame):
     name = "othello"
     num_actions = CELLS + 1
     planes = 4
@@ -178,8 +179,8 @@ class Othello(Game):
     state_size = 6
     state_dtype = np.int64
     num_symmetries = 8
-    kernels = {"legal_actions": legal_actions, "play": play, "status": status,
-               "to_move": to_move, "ply": ply, "encode": encode, "random_playout": random_playout}
+    pass_action = PASS
+    kernels = Kernels(legal_actions, play, status, to_move, ply, encode, random_playout)
 
     def __init__(self, **params):
         check_param_names(self.name, params, ["rules"])
