@@ -24,7 +24,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from alphazero.config.presets import named_game
 from alphazero.serve.__main__ import listen
 from alphazero.serve.app import create_app
-from alphazero.serve.board_view import board_view, read_board
+from alphazero.serve.board_view import board_view
+from games.core.board_text import read_board
 from alphazero.train import game_log
 from games import FIRST_WON, ONGOING, SECOND_WON
 

@@ -12,10 +12,9 @@ from games import ONGOING
 
 from helpers import ROOT
 
-# The games whose render() draws the board grammar the page reads: the games in Python (Qubic,
-# OpenSpiel's) declare no such board yet.
+# Every game that draws its board (Game.drawn_board); OpenSpiel's games draw none yet.
 PRESETS = sorted(path.stem for path in (ROOT / "conf" / "game").glob("*.yaml")
-                 if path.stem not in ("qubic", "openspiel"))
+                 if path.stem != "openspiel")
 
 
 def session(key, moves="", seats=(0, 1), **params):

@@ -37,7 +37,7 @@ from alphazero.serve.game_form import form_fields
 from alphazero.serve.request_body import (ApiError, BodyLimit, choice, error_response, is_whole,
                                           json_body)
 from alphazero.serve.session import GameSession, Refusal, presentation_view
-from games import GameError, make_game
+from games import GameError, game_class, make_game
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 ICON = WEB_DIR / "icon.svg"
@@ -56,10 +56,22 @@ class LiveSession:
         self.used = time.monotonic()
 
 
+def drawable(preset: Preset) -> bool:
+    """Whether the page can offer a game: it can be built here (an optional package such as
+    open-spiel installed) and it draws its board (Game.drawn_board; OpenSpiel's games do not
+    yet)."""
+    if game_class(preset.game_name).unavailable() is not None:
+        return False
+    game = make_game(preset.game_name, **preset.params)
+    return game.drawn_board(game.new_state(np.random.default_rng(0))) is not None
+
+
 class Server:
     def __init__(self, max_sessions: int, max_simulations: int, run: Path | None,
                  device: str = "auto"):
-        self.presets: dict[str, Preset] = load_presets([f"device={device}"])
+        self.presets: dict[str, Preset] = {key: preset for key, preset in
+                                           load_presets([f"device={device}"]).items()
+                                           if drawable(preset)}
         self.run = run  # a training run's checkpoint folder, whose kept games the page replays
         base = next(iter(self.presets.values())).cfg
         self.roots = checkpoint_roots(base)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from alphazero.agent.agent import Thought
-from alphazero.serve.board_view import (BLOCKED, BoardView, board_view, filled_cell, flat_board,
-                                        move_change, read_board)
+from alphazero.serve.board_view import (BLOCKED, BoardView, board_view, drawn_board, filled_cell,
+                                        flat_board, move_change)
 from alphazero.serve.move_marks import move_marks
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError
 from games.core.presentation import Presentation
@@ -157,7 +157,7 @@ class GameSession:
         if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= len(self.history):
             raise Refusal(f"a position is a number of moves from 0 to {len(self.history)}.")
         state = self.history[ply].before if ply < len(self.history) else self.state
-        rows, coordinates = read_board(self.game.render(state), self.game.width)
+        rows, coordinates = drawn_board(self.game, state)
         board, status = "".join(rows), self.game.status(state)
         marks = move_marks(self.history[:ply], board, len(rows[0]), status in (FIRST_WON, SECOND_WON),
                            self.game.exact_winning_line)

@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from games.core.board_text import Coordinates, read_board
 from games.core.presentation import Presentation
 
 ONGOING, FIRST_WON, SECOND_WON, DRAW = 0, 1, 2, 3
@@ -128,6 +129,13 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def new_state(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """The start position. Games whose board is drawn per game use `rng` to draw it."""
+
+    def drawn_board(self, state: np.ndarray) -> tuple[list[str], Coordinates] | None:
+        """The board as a page draws it: its rows of cell marks (`.` empty, `X` the first
+        player's piece, `O` the second's, `#` a cell never played) and the coordinates around
+        them; None where the game draws none. By default read from `render(state)`, whose
+        board must then follow games.core.board_text's grammar; a game may declare its own."""
+        return read_board(self.render(state), self.width)
 
     def presentation(self) -> Presentation:
         """The game's words and look for people (games.core.presentation); by default its

@@ -6,6 +6,7 @@ the terminal marks on it the last turn and the winning line and adds a legend of
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from games.core.presentation import Presentation
 
@@ -16,6 +17,62 @@ WORD = re.compile(r"\S+")
 # What the terminal puts around marked cells: one pair around each run of them in a text row.
 LAST_TURN = "()"
 WINNING_LINE = "[]"
+
+
+@dataclass
+class Coordinates:
+    columns: list[str]      # each column's label, left to right ([] where the rendering has none)
+    columns_at: str         # where the rendering writes them: "top" or "bottom"
+    rows: list[str]         # each row's label, top to bottom ([] where none)
+    rows_at: str            # "left" or "right"
+
+    def as_dict(self) -> dict:
+        return {"columns": self.columns, "columns_at": self.columns_at,
+                "rows": self.rows, "rows_at": self.rows_at}
+
+
+def _board_line(line: str) -> tuple[str, str | None, str | None] | None:
+    """A board row's cell marks and its numeric labels at the start and the end, or None."""
+    tokens = line.split()
+    start = tokens.pop(0) if tokens and tokens[0].isdigit() else None
+    end = tokens.pop() if tokens and tokens[-1].isdigit() else None
+    if tokens and all(t in CELL_MARKS for t in tokens):
+        return "".join(tokens), start, end
+    return None
+
+
+def _column_labels(line: str, count: int) -> list[str] | None:
+    """A line of `count` column labels (A B C ..., a b c ..., 1 2 3 ...), or None."""
+    tokens = line.split()
+    letters = all(len(t) == 1 and t.isalpha() for t in tokens)
+    if len(tokens) == count and (letters or all(t.isdigit() for t in tokens)):
+        return tokens
+    return None
+
+
+def read_board(text: str, width: int | None = None) -> tuple[list[str], Coordinates] | None:
+    """The board's rows from a rendering (the first run of lines whose tokens, less a leading
+    and a trailing numeric label, are all cell marks, all of one length, at most `width`) and
+    its coordinates; None where the text draws none."""
+    lines = text.splitlines()
+    found: list[tuple[int, str, str | None, str | None]] = []
+    for index, line in enumerate(lines):
+        row = _board_line(line)
+        if row is None or (found and len(row[0]) != len(found[0][1])):
+            if found:
+                break
+            continue
+        found.append((index, *row))
+    if not found or (width is not None and len(found[0][1]) > width):
+        return None
+    rows = [marks for _, marks, _, _ in found]
+    first, last = found[0][0], found[-1][0]
+    above = _column_labels(lines[first - 1], len(rows[0])) if first > 0 else None
+    below = _column_labels(lines[last + 1], len(rows[0])) if last + 1 < len(lines) else None
+    left, right = [row[2] for row in found], [row[3] for row in found]
+    row_labels, rows_at = (left, "left") if None not in left else (right, "right")
+    return rows, Coordinates(above or below or [], "top" if above else "bottom",
+                             row_labels if None not in row_labels else [], rows_at)
 
 
 def board_cells(text: str) -> list[tuple[int, list[int]]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from games.core.board_text import Coordinates
 from games.core.presentation import Presentation
 from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, check_param_names
 from games.core.python_game import PythonGame
@@ -81,7 +82,25 @@ class Qubic(PythonGame):
     def presentation(self) -> Presentation:
         return Presentation(name="Qubic", board="4×4×4", rules=(
             "Four in a row wins in a 4×4×4 cube: along a row, a column, a pillar or any "
-            "diagonal, 76 lines in all. Black moves first, one stone a turn."))
+            "diagonal, 76 lines in all. Black moves first, one stone a turn."),
+            blocked_reason="The gap between two layers of the cube: layer 1 is on the left, "
+                           "layer 4 on the right.")
+
+    def drawn_board(self, state: np.ndarray) -> tuple[list[str], Coordinates]:
+        """The four layers side by side, a column of `#` between two, each cell named as a
+        move is written (layer, column, row: 2B3)."""
+        first, second, _ = self.position(state)
+        rows = []
+        for row in reversed(range(SIDE)):
+            layers = ["".join("X" if first >> cell(layer, row, c) & 1 else
+                              "O" if second >> cell(layer, row, c) & 1 else "."
+                              for c in range(SIDE)) for layer in range(SIDE)]
+            rows.append("#".join(layers))
+        columns = []
+        for layer in range(SIDE):
+            columns += ([""] if layer else []) + [f"{layer + 1}{letter}" for letter in COLUMNS]
+        return rows, Coordinates(columns, "bottom", [str(r + 1) for r in reversed(range(SIDE))],
+                                 "left")
 
     def params(self) -> dict:
         return {}
