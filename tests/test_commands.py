@@ -111,3 +111,11 @@ def test_every_command_helps_and_names_the_setting_a_typo_meant(command, capsys)
     said = capsys.readouterr()
     assert f"python -m alphazero.{command}" in said.out
     assert f"did you mean '{meant}'?" in said.err and "+" not in said.err
+
+
+@pytest.mark.integration
+def test_every_command_is_listed_in_one_place():
+    listed = subprocess.run([sys.executable, "-m", "alphazero"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    assert listed.returncode == 0
+    assert all(f"python -m alphazero.{command} " in listed.stdout for command in COMMANDS)

@@ -41,7 +41,7 @@ from alphazero.nn.precision import candidate_paths
 from alphazero.nn.checkpoint import weights_to_bytes
 from alphazero.workers.pool import LocalPool, WorkerSpec
 from alphazero.search.pure_mcts import PureMCTS
-from alphazero.config.command_line import HELP_FLAGS, no_such_setting
+from alphazero.config.command_line import HELP_FLAGS, USAGES, no_such_setting
 from alphazero.config.devices import device_name, select_device
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import default_config, validate_threads
@@ -341,7 +341,9 @@ def print_table(rows: list[dict]) -> None:
 
 def main(argv: list[str]) -> int:
     if any(word in HELP_FLAGS for word in argv):
-        print(__doc__.strip())
+        usage = USAGES["bench"]
+        print(f"usage: {usage.synopsis}\n\n{usage.does}\n\n{__doc__.strip()}\n\n"
+              f"the results measured: {usage.reference}")
         return 0
     as_json = "--json" in argv
     words = [w for w in argv if w != "--json"]

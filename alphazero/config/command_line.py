@@ -1,9 +1,11 @@
 """What every command does with its command line before any work: `-h` or `--help` prints
 the command's usage (what it does, its main settings with their defaults, where the full
 reference is) and exits 0; a setting the command does not have, misspelled or added with
-`+`, is one sentence naming the closest it has, and exit code 2. `train`, `evaluate`,
-`curve`, `play`, `engine`, `serve`, `export` and `bench` all start here
-(`check_command_line`), so they answer a user alike.
+`+`, or given a value of the wrong type, is one sentence naming the closest it has, and exit
+code 2. `train`, `evaluate`, `curve`, `play`, `engine`, `serve` and `export` start here
+(`check_command_line`); `bench`, whose settings are its own rather than a tree of conf/,
+answers alike from its usage here (alphazero.bench.speeds). USAGES lists every command:
+`python -m alphazero` prints it.
 """
 from __future__ import annotations
 
@@ -60,6 +62,11 @@ USAGES = {
     "export": Usage("python -m alphazero.export checkpoint=PATH [out=FILE]",
                     "Writes a checkpoint's network as an ONNX model.",
                     ("checkpoint", "out")),
+    # its settings are its own (no conf/ tree): alphazero.bench.speeds checks them alike
+    "bench": Usage("python -m alphazero.bench search|pure|network|selfplay|train|engines "
+                   "game=NAME [key=value ...] [--json]",
+                   "Measures the speed of the search, the network, self-play or training.",
+                   reference="docs/performance.md"),
 }
 
 
