@@ -21,23 +21,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
 from alphazero.nn import checkpoint
 from alphazero.config.command_line import check_command_line
 from alphazero.config.errors import ConfigError
+from alphazero.config.command import command_tree, output_folder
 from alphazero.config.settings import build_game, validate
 from alphazero.evaluate.elo import fit_elo, round_robin, score_table
 from alphazero.evaluate.elo_plot import elo_svg
 from alphazero.evaluate.gtp import program_command, program_opponent
 from alphazero.evaluate.match import ladder, program_row, result_row
 from alphazero.evaluate.table import format_program_line, format_row, table_header
-from alphazero.config.paths import CONF_DIR
-from alphazero.agent.agent import PureMCTSAgent
-from alphazero.agent.build import build_agent, checkpoint_agent, default_checkpoint
+from alphazero.agent.build import build, build_agent, checkpoint_agent, default_checkpoint
+from alphazero.agent.spec import AgentSpec, agent_spec
 from alphazero.config.threads import use_search_threads
 from games import GameError
 
@@ -80,7 +78,7 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     try:
         for path in paths:
             games, saved = load_snapshot(path)
-            player = checkpoint_agent(game, cfg, saved, path, seed=cfg.seed)
+            player = checkpoint_agent(game, agent_spec(cfg, "az"), saved, path)
             measured = ([program_row(game, player, program, cfg.eval.games, cfg.seed,
                                      cfg.eval.opening_plies)] if program else
                         ladder(game, player, levels, cfg.eval.games, cfg.seed,
@@ -111,7 +109,7 @@ def elo_ladder(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict]
     players, agents = [], []
     for level in sorted(cfg.eval.levels):
         players.append({"player": f"pure MCTS {level}"})
-        agents.append(PureMCTSAgent(game, level, seed=cfg.seed + level))
+        agents.append(build(game, AgentSpec.pure_mcts(level, cfg.seed + level)))
     shipped = default_checkpoint(game.name, game.params())
     if shipped is None:
         print("no shipped network plays this board: the anchors are pure MCTS alone")
@@ -121,7 +119,7 @@ def elo_ladder(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict]
     for path in paths:
         games, saved = load_snapshot(path)
         players.append({"player": path.stem, "self_play_games": games})
-        agents.append(checkpoint_agent(game, cfg, saved, path, seed=cfg.seed))
+        agents.append(checkpoint_agent(game, agent_spec(cfg, "az"), saved, path))
     report = {"game": game.name, "game_params": game.params(), "snapshots": str(folder),
               "simulations": cfg.mcts.simulations, "games_per_pair": cfg.curve.games,
               "opening_plies": cfg.curve.opening_plies, "seed": cfg.seed,
@@ -182,18 +180,18 @@ def format_ratings(players: list[dict]) -> str:
     return "\n".join(lines)
 
 
-@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="curve")
-def main(cfg: DictConfig) -> None:
-    hydra_cfg = HydraConfig.get()
-    run_name = cfg.run_name or hydra_cfg.runtime.choices.get("game")
-    run_folder = Path(cfg.run or Path(cfg.train.checkpoint_dir) / run_name)
-    folder = Path(cfg.snapshots or run_folder / "snapshots")
-    out_dir = Path(hydra_cfg.runtime.output_dir)
-    written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"
+def main(argv: list[str]) -> None:
+    check_command_line("curve", "curve", argv)
+    out_dir, written = None, "curve.json"
     try:
+        cfg, game_choice = command_tree("curve", argv)
+        run_folder = Path(cfg.run or Path(cfg.train.checkpoint_dir) / (cfg.run_name or game_choice))
+        folder = Path(cfg.snapshots or run_folder / "snapshots")
+        out_dir = output_folder(cfg.out_dir, game_choice, "curve")
+        written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"
         run(cfg, folder, out_dir)
     except (ConfigError, GameError, checkpoint.CheckpointError) as error:
-        if not (out_dir / written).exists():  # what a stopped curve measured stays
+        if out_dir is not None and not (out_dir / written).exists():  # a stopped curve's rows stay
             checkpoint.discard_run_folder(out_dir)
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
@@ -201,5 +199,4 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    check_command_line("curve", "curve", sys.argv[1:])
-    main()
+    main(sys.argv[1:])

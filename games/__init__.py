@@ -16,7 +16,7 @@ from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, Game, GameErro
 __all__ = ["Game", "GameError", "ONGOING", "FIRST_WON", "SECOND_WON", "DRAW", "GAMES",
            "game_advisors", "game_class", "game_judge", "game_names", "make_game"]
 
-GAMES = ("connect4", "connect6", "gomoku", "othello")  # the packages of games/ that are games
+GAMES = ("connect4", "connect6", "gomoku", "openspiel", "othello", "qubic")  # the packages of games/ that are games
 
 
 def game_class(name: str) -> type[Game]:

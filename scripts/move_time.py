@@ -16,13 +16,15 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from alphazero.nn import network, onnx_session
 from alphazero.config.settings import build_game
 from alphazero.search.openings import random_opening
-from alphazero.agent.build import build_agent
+from alphazero.agent.build import build
+from alphazero.agent.spec import agent_spec
 from alphazero.config.presets import compose_play
 from alphazero.config.threads import use_search_threads
 from games import ONGOING
@@ -46,11 +48,12 @@ def warm_up(game, player, rng) -> None:
     player.best_actions(state[None])
 
 
-def move_times(overrides: list[str], games: int) -> dict:
+def move_times(overrides: list[str], games: int, through_torch: bool = False) -> dict:
     cfg = compose_play(overrides)
     threads = use_search_threads(cfg.threads)
     game = build_game(cfg)
-    player = build_agent(game, cfg, "az", cfg.get("checkpoint"), seed=cfg.seed)
+    spec = agent_spec(cfg, "az")
+    player = build(game, replace(spec, runtime="torch") if through_torch else spec)
     rng = np.random.default_rng(cfg.seed)
     warm_up(game, player, rng)
     times, solved = [], 0
@@ -71,11 +74,12 @@ def move_times(overrides: list[str], games: int) -> dict:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if "--torch" in args:
+    through_torch = "--torch" in args
+    if through_torch:
         args.remove("--torch")
-        network.resolve_runtime = lambda runtime, device, precision: "torch"
     if "--keep-subnormals" in args:
         args.remove("--keep-subnormals")
         network.flush_denormals = onnx_session.flush_denormals = lambda: None
     count = int(next((a.split("=", 1)[1] for a in args if a.startswith("games=")), 2))
-    print(json.dumps(move_times([a for a in args if not a.startswith("games=")], count)))
+    print(json.dumps(move_times([a for a in args if not a.startswith("games=")], count,
+                                through_torch)))

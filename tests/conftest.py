@@ -44,6 +44,9 @@ def compose_config():
     """compose_config(name, *overrides): conf/NAME.yaml composed with the overrides."""
     from hydra import compose, initialize_config_dir
 
+    from alphazero.config.schema import register
+    register()
+
     def compose_config(name: str, *overrides: str):
         with initialize_config_dir(version_base=None, config_dir=str(ROOT / "conf")):
             return compose(config_name=name, overrides=list(overrides))
@@ -75,14 +78,14 @@ def play_script():
     import io
 
     from alphazero.config.settings import build_game
-    from alphazero.agent.build import make_agent
+    from alphazero.agent.build import build_agent
     from alphazero.play import play_match
 
     def play_script(cfg, lines: str, seat: int = 0, state=None):
         game = build_game(cfg)
         state = game.new_state(np.random.default_rng(0)) if state is None else state
         out = io.StringIO()
-        result = play_match(game, make_agent(game, cfg), state, seat, io.StringIO(lines), out)
+        result = play_match(game, build_agent(game, cfg), state, seat, io.StringIO(lines), out)
         return result, out.getvalue(), state
     return play_script
 
@@ -95,7 +98,8 @@ def make_engine(compose_config):
     from alphazero.gtp_engine import GtpEngine
 
     def make_engine(*overrides):
-        return GtpEngine(compose_config("engine", *overrides))
+        given = any(word.startswith("mcts.simulations=") for word in overrides)
+        return GtpEngine(compose_config("engine", *overrides), follows_budget=not given)
     return make_engine
 
 
@@ -300,7 +304,7 @@ def train():
     tmp_path/checkpoints; returns the finished process."""
     def train(tmp_path, *overrides, timeout=240):
         args = [sys.executable, "-m", "alphazero.train", *TINY,
-                f"hydra.run.dir={tmp_path}/runs/{len(list(tmp_path.glob('runs/*')))}",
+                f"out_dir={tmp_path}/runs/{len(list(tmp_path.glob('runs/*')))}",
                 f"train.checkpoint_dir={tmp_path}/checkpoints", *overrides]
         return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     return train

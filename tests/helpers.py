@@ -77,7 +77,7 @@ def game_order(size: int, black_cells: list[int], white_cells: list[int]) -> lis
 
 
 def search_settings(**overrides):
-    """The search settings conf/config.yaml gives, with `overrides`."""
+    """The search settings of the default tree, with `overrides`."""
     from alphazero.config.settings import default_config
     from alphazero.search.puct import SearchConfig
     return SearchConfig.from_cfg(default_config().mcts, **overrides)

@@ -12,6 +12,8 @@ import pytest
 
 from alphazero.agent.agent import NetworkAgent
 from alphazero.agent.build import advisors_for, build_agent
+from alphazero.agent.spec import agent_spec
+from alphazero.config.command import command_config
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate
 from games import GameError, game_advisors, make_game
@@ -153,11 +155,11 @@ def test_each_games_agent_takes_the_advisors_its_config_names_and_none_alone(
         compose_config, key, expected):
     cfg = compose_config("play", f"game={key}", "device=cpu")
     game = build_game(cfg)
-    advisors = advisors_for(game, cfg)
+    advisors = advisors_for(game, agent_spec(cfg))
     assert {a.name: a.setting_value for a in advisors} == expected
     assert all(isinstance(a, game_advisors(game.name)[a.name]) for a in advisors)
     alone = compose_config("play", f"game={key}", "device=cpu", "search_alone=true")
-    assert advisors_for(game, alone) == []
+    assert advisors_for(game, agent_spec(alone)) == []
 
 
 def test_the_network_agent_searches_with_the_rollouts_its_advisor_asks_for(compose_config):
@@ -169,7 +171,7 @@ def test_the_network_agent_searches_with_the_rollouts_its_advisor_asks_for(compo
     agent = build_agent(build_game(alone), alone, "az")
     assert agent.search_config.rollout_share == 0.0 and agent.advisors == []
     one_off = compose_config("play", "game=othello", "device=cpu", "game.advisors.exact_endgame=0")
-    assert [a.name for a in advisors_for(build_game(one_off), one_off)] == ["leaf_rollouts"]
+    assert [a.name for a in advisors_for(build_game(one_off), agent_spec(one_off))] == ["leaf_rollouts"]
 
 
 @pytest.mark.parametrize("overrides, message", [
@@ -186,6 +188,6 @@ def test_the_network_agent_searches_with_the_rollouts_its_advisor_asks_for(compo
     (["game=gomoku", "+game.advisors.forced_cells=true"], r"forced_cells is not an advisor gomoku"),
     (["game=othello", "search_alone=maybe"], r"search_alone must be true or false"),
 ])
-def test_bad_advisor_settings_are_one_sentence(compose_config, overrides, message):
-    with pytest.raises(ConfigError, match=message):
-        validate(compose_config("play", *overrides))
+def test_bad_advisor_settings_are_one_sentence(overrides, message):
+    with pytest.raises(ConfigError, match=message):  # a wrong type: when composed
+        validate(command_config("play", overrides))

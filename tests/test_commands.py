@@ -1,7 +1,7 @@
 """What every command shares at its start: the settings threads=N and device=..., a bad one
 (or a setting the command lacks) refused in one sentence with exit code 2, a file that is no
 checkpoint named as such, and a note on stderr when a first start compiles. Each command's
-main() runs in the test process; train, evaluate and curve (Hydra apps) by their configs;
+main() runs in the test process; train, evaluate and curve by their configs;
 `--help` and a misspelled key run each command as a user types it."""
 import subprocess
 import sys

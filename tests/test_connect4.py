@@ -165,7 +165,7 @@ def test_random_games_match_reference(name):
             assert game.legal_list(state) == reference.legal()
             assert game.status(state) == reference.result
             assert game.to_move(state) == reference.ply % 2
-            assert int(game.kernels["ply"](state)) == reference.ply
+            assert int(game.ply(state)) == reference.ply
             assert board_text(game, state) == ["".join(row) for row in reference.board]
             if reference.result != ONGOING:
                 break
@@ -183,13 +183,13 @@ def test_random_playout_leaves_a_valid_final_state(name):
     for _ in range(200):
         state = game.new_state(opening)
         game.play_moves(state, [str(a + 1) for a in opening.permutation(game.legal_list(state))[:2]])
-        result = game.kernels["random_playout"](state, rng)
+        result = game.random_playout(state, rng)
         assert result == game.status(state) != ONGOING
         reference = reference_for(state)
         board = board_text(game, state)
         reference.board = [list(row) for row in board]
         stones = sum(row.count("X") + row.count("O") for row in board)
-        assert int(game.kernels["ply"](state)) == stones
+        assert int(game.ply(state)) == stones
         assert sum(row.count("X") for row in board) - sum(row.count("O") for row in board) in (0, 1)
         # the derived parts of the state (heights, open list, masks) agree with the board
         rebuilt = game.transform_state(game.transform_state(state, 1), 1)
@@ -312,11 +312,26 @@ def test_render_and_notation(classic):
         " . . . O . . .",
         " . . X X . . .",
         " 1 2 3 4 5 6 7",
-        "O to move"]
+        "Yellow (O) to move"]
     assert [classic.format_move(state, a) for a in classic.legal_list(state)] == list("1234567")
     game = make_game("connect4", rows=4, cols=12, forbidden=[3, 11])
     lines = game.render(game.new_state()).splitlines()
     assert lines[3].endswith(".  #") and lines[4].endswith(" 11 12")
+    # the forbidden cell in the board's numbering, beside the parameter that counts from 0
+    assert lines[5] == "# is the forbidden cell: column 12, row 4 from the top (forbidden=[3, 11], counted from 0)."
+
+
+@pytest.mark.parametrize("forbidden, words", [
+    ([9, 9], "connect4 forbidden cell column 10, row 10 from the top (forbidden=[9, 9], counted from 0) is off the "
+             "smallest board this game can draw (9 rows, 10 columns)."),
+    ([4, 40], "connect4 parameter forbidden=[row, col] takes two whole numbers from 0 to 11, counted from the top-left cell, "
+              "not [4, 40]."),
+    ("E5", "connect4 parameter forbidden must be null, random or [row, col] counted from 0 from the top-left cell "
+           "([0, 0] is column 1, the top row), not 'E5'.")])
+def test_a_forbidden_cell_refused_is_named_in_the_boards_numbering(forbidden, words):
+    with pytest.raises(GameError) as refused:
+        make_game("connect4", rows=9, cols=10, forbidden=forbidden)
+    assert str(refused.value) == words
 
 
 def test_encode_planes_pad_bottom_left():
@@ -372,7 +387,7 @@ def test_parameters_and_defaults():
     (dict(forbidden=[1]), "forbidden must be null, random or \\[row, col\\]"),
     (dict(rows=6, cols=7, forbidden=[6, 0]), "off the smallest board"),
     (dict(rows=[6, 9], forbidden=[8, 8]), "off the smallest board"),
-    (dict(rows=6, cols=7, forbidden=[-1, 2]), "forbidden row=-1 is out of range"),
+    (dict(rows=6, cols=7, forbidden=[-1, 2]), "takes two whole numbers from 0 to 11, counted from the top-left"),
     (dict(size=7), "unknown parameter 'size'"),
 ])
 def test_bad_parameters(params, message):

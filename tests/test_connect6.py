@@ -123,7 +123,7 @@ def assert_same(game, state, ref: Reference) -> None:
     assert game.legal_list(state) == ref.legal()
     assert game.status(state) == ref.result
     assert game.to_move(state) == ref.player()
-    assert game.kernels["ply"](state) == len(ref.history)
+    assert game.ply(state) == len(ref.history)
     np.testing.assert_array_equal(game.encode(state), ref.planes())
 
 
@@ -259,7 +259,7 @@ def test_random_playout_is_the_uniform_game_it_should_be(size):
     for seed in range(25):
         game, state, ref = random_position(size, rng.randrange(0, size * size // 2), rng)
         played = state.copy()
-        result = game.kernels["random_playout"](played, make_rng(seed))
+        result = game.random_playout(played, make_rng(seed))
         expected = predicted_playout(game, state, ref, seed)
         np.testing.assert_array_equal(played, expected)
         assert result == ref.result == game.status(played)
@@ -276,13 +276,13 @@ def test_random_playout_of_the_last_few_stones(size):
         for seed in range(6):
             game, state, ref = start(size, [notation(size, a) for a in order[:-empties]])
             played = state.copy()
-            game.kernels["random_playout"](played, make_rng(seed))
+            game.random_playout(played, make_rng(seed))
             np.testing.assert_array_equal(played, predicted_playout(game, state, ref, seed))
     for moves in (NEAR_WIN_7, NEAR_WIN_7[:-1]):
         for seed in range(10):
             game, state, ref = start(7, moves)
             played = state.copy()
-            game.kernels["random_playout"](played, make_rng(seed))
+            game.random_playout(played, make_rng(seed))
             np.testing.assert_array_equal(played, predicted_playout(game, state, ref, seed))
 
 
@@ -290,7 +290,7 @@ def test_random_playout_on_a_finished_game_changes_nothing():
     game, state, _ = start(7, NEAR_WIN_7 + ["E1", "F1"])
     assert game.status(state) == FIRST_WON
     before = state.copy()
-    assert game.kernels["random_playout"](state, make_rng(1)) == FIRST_WON
+    assert game.random_playout(state, make_rng(1)) == FIRST_WON
     np.testing.assert_array_equal(state, before)
 
 
@@ -348,7 +348,7 @@ def test_six_by_the_first_stone_of_a_pair_ends_the_game():
     game.play(state, action_of(7, "F1"))
     ref.play(action_of(7, "F1"))
     assert_same(game, state, ref)
-    assert game.status(state) == FIRST_WON and game.kernels["ply"](state) == 12
+    assert game.status(state) == FIRST_WON and game.ply(state) == 12
     assert game.legal_list(state) == []
     with pytest.raises(GameError, match="game is over"):
         game.parse_move(state, "G1")
@@ -390,7 +390,7 @@ def test_full_board_draw_and_win_on_the_last_empty_cell(size):
     game.play(state, order[-1])
     ref.play(order[-1])
     assert_same(game, state, ref)
-    assert game.status(state) == DRAW and game.kernels["ply"](state) == size * size
+    assert game.status(state) == DRAW and game.ply(state) == size * size
 
     # Same board, but the last Black stone completes a six: a win, not a draw.
     while True:
@@ -486,7 +486,7 @@ def test_render():
     assert "Black" in game.render(state) and "2 of 2" in game.render(state)
     assert "opening" in make_game("connect6").render(make_game("connect6").new_state())
     _, won, _ = start(7, NEAR_WIN_7 + ["E1", "F1"])
-    assert "first player won" in make_game("connect6", size=7).render(won)
+    assert "stones: Black (X) won." in make_game("connect6", size=7).render(won)
 
 
 # ---------------------------------------------------------------- parameters and CLI

@@ -32,7 +32,7 @@ def save_snapshot(folder: Path, game, games: int) -> None:
 
 def curve(tmp_path, *overrides):
     return subprocess.run([sys.executable, "-m", "alphazero.curve", *SMALL, *overrides,
-                           f"hydra.run.dir={tmp_path}/run"],
+                           f"out_dir={tmp_path}/run"],
                           cwd=ROOT, capture_output=True, text=True, timeout=180)
 
 

@@ -90,7 +90,7 @@ def test_training_keeps_the_recipes_self_play_budget(compose_config):
     (["train.optimizer=rmsprop"], "train.optimizer"),
     (["model.sizes.global_pool=yes"], "model.sizes.global_pool"),
     (["eval.levels=[0]"], "eval.levels"),
-    (["human=middle"], "human must be first or second"),
+    (["human=middle"], "human must be one of first, second"),
 ])
 def test_bad_settings_are_refused_before_any_work(overrides, words, compose_config):
     with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
@@ -128,8 +128,9 @@ def test_the_engine_plays_a_course_board_set_by_set_game_and_refuses_one_outside
     assert "#" in ok(engine, "showboard")
     assert int(ok(engine, "genmove b")) in range(1, 11)
     reason = refused(engine, "set_game rows=8 cols=10 forbidden=null")
-    assert reason.startswith("no shipped network plays connect4 with rows=8 cols=10")
-    assert "rows=[9, 12] cols=[9, 12] forbidden=random" in reason  # the range it was trained on
+    assert reason.startswith("no shipped network plays Connect-4, 8×10 (they play ")
+    # the range it was trained on
+    assert "Connect-4, course rules: 9-12 rows and columns, one forbidden cell" in reason
     assert engine.game.params() == {"rows": 9, "cols": 10, "forbidden": [4, 4]}
 
 
@@ -183,3 +184,11 @@ def test_set_game_takes_the_new_games_playing_budget_unless_one_was_given(compos
     given = make_engine("game=connect4_classic", "mcts.simulations=16", "device=cpu")
     ok(given, "set_game connect6")
     assert given.player.simulations == 16
+
+
+def test_the_settings_page_is_the_schemas_table():
+    """docs/settings.md is generated from alphazero/config/schema.py: a changed default, range
+    or meaning must be regenerated (`python -m alphazero.config.schema > docs/settings.md`)."""
+    from alphazero.config.schema import reference
+    assert (CONF_DIR.parent / "docs" / "settings.md").read_text() == reference()
+

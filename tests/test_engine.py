@@ -38,8 +38,12 @@ def test_connect4_session(make_engine, ok, refused):
     ok(engine, "set_game rows=9 cols=10 forbidden=[4,4]")
     board = ok(engine, "showboard")
     assert " 10" in board and "#" in board
+    # the forbidden cell named as the board numbers it, and its symbol in the legend
+    assert "# is the forbidden cell: column 5, row 5 from the top (forbidden=[4, 4], counted from 0)." in board
+    assert board.splitlines()[-1].startswith("Legend: X Red, O Yellow. #: This is the forbidden cell")
     ok(engine, "play b 4")
-    assert refused(engine, "play b 5") == "it is white's turn, not black's."
+    assert refused(engine, "play b 5") == "it is Yellow's turn (w), not Red's."
+    assert refused(engine, "play red 5") == "it is Yellow's turn (w), not Red's."
     assert "off the board" in refused(engine, "play w 11")
     assert "is not a connect4 move" in refused(engine, "play w 1.5")
     assert "no score before its end" in refused(engine, "final_score")
@@ -51,25 +55,25 @@ def test_connect4_session(make_engine, ok, refused):
     for move in ["w 2", "b 4", "w 2", "b 4", "w 2", "b 4"]:  # Black's fourth stone in column 4
         ok(engine, f"play {move}")
     assert ok(engine, "final_score") == "B+1"
-    assert refused(engine, "genmove w") == "game is over."
-    assert refused(engine, "play w 3") == "game is over."
+    over = "the game is over (Red won); clear_board starts a new one."
+    assert refused(engine, "genmove w") == refused(engine, "play w 3") == over
     ok(engine, "clear_board")
-    assert "X to move" in ok(engine, "showboard")
+    assert "Red (X) to move" in ok(engine, "showboard")
     assert refused(engine, "undo") == "there is no move to undo."
 
 
 def test_connect6_pairs_and_board_sizes(make_engine, ok, refused):
     engine = make_engine("game=connect6", *PURE)
-    assert "6 to 19" in refused(engine, "boardsize 25")
+    assert refused(engine, "boardsize 25") == "Connect6 is played here on boards from 6×6 to 19×19, not 25×25."
     ok(engine, "boardsize 6")
-    assert ok(engine, "showboard").splitlines()[-2].split() == list("ABCDEF")
+    assert ok(engine, "showboard").splitlines()[-3].split() == list("ABCDEF")
     ok(engine, "play B A1")
-    assert refused(engine, "play black B1") == "it is white's turn, not black's."
+    assert refused(engine, "play black B1") == "it is White's turn (w), not Black's."
     ok(engine, "play white A6")
     assert "already occupied" in refused(engine, "play w A6")
     assert "there is no I" in refused(engine, "play w I3")
     ok(engine, "play W B6")
-    assert refused(engine, "genmove w") == "it is black's turn, not white's."
+    assert refused(engine, "genmove w") == "it is Black's turn (b), not White's."
     moves = [ok(engine, "genmove b"), ok(engine, "genmove b")]
     assert colour_to_move(engine) == "w" and len(set(moves)) == 2
     ok(engine, "undo")
@@ -77,12 +81,12 @@ def test_connect6_pairs_and_board_sizes(make_engine, ok, refused):
     for move in ["b B1", "b C1", "w C6", "w D6", "b D1", "b E1", "w E6", "w F6"]:
         ok(engine, f"play {move}")
     assert ok(engine, "final_score") == "W+1"  # six in row 6
-    assert refused(engine, "genmove b") == "game is over."
+    assert refused(engine, "genmove b") == "the game is over (White won); clear_board starts a new one."
 
 
 def test_othello_pass_score_and_rules(forced_pass_moves, make_engine, ok, refused):
     engine = make_engine("game=othello", *PURE)
-    assert "8x8 board only" in refused(engine, "boardsize 10")
+    assert refused(engine, "boardsize 10") == "Othello is played on 8×8 only, not 10×10."
     ok(engine, "boardsize 8")
     ok(engine, "play b d4")
     assert refused(engine, "final_score") == "the game is not over; the disc difference so far is B+1."
@@ -99,7 +103,30 @@ def test_othello_pass_score_and_rules(forced_pass_moves, make_engine, ok, refuse
     assert colour_to_move(engine) != mover
     ok(engine, "set_game rules=standard")
     board = ok(engine, "showboard")
-    assert "X (black) 2, O (white) 2; standard rules" in board
+    assert "Black (X) 2, White (O) 2; standard rules." in board
+
+
+def test_every_refusal_is_a_sentence_in_the_users_words(make_engine, refused):
+    """Refusals name games, boards, colours and commands as the user knows them, never a
+    parameter the user did not type (Gomoku's exact_five, its size=)."""
+    from alphazero.engine_protocol import COMMAND_NAMES
+    engine = make_engine("game=gomoku8", "mcts.simulations=8", "device=cpu")
+    lines = ["boardsize 19", "set_game size=19", "boardsize 40", "boardsize x", "boardsize", "komi x",
+             "komi", "fly", "play b", "play purple A1", "genmove", "undo", "final_score",
+             "known_command", "play b Z9"]
+    reasons = {line: refused(engine, line) for line in lines}
+    assert reasons["boardsize 19"].startswith("no shipped network plays Gomoku, 19×19 (they play ")
+    assert "Gomoku, 8×8" in reasons["boardsize 19"] and "player=pure" in reasons["boardsize 19"]
+    assert reasons["set_game size=19"] == reasons["boardsize 19"]
+    assert reasons["boardsize 40"] == "Gomoku is played here on boards from 5×5 to 19×19, not 40×40."
+    assert reasons["play b"] == "play takes a colour and a move, e.g. play b A4."
+    assert reasons["play purple A1"] == "'purple' is not a colour; use b or w (Black or White)."
+    assert reasons["komi"] == "komi takes one argument, e.g. komi 6.5."
+    for line, reason in reasons.items():
+        words = reason
+        for name in COMMAND_NAMES:
+            words = words.replace(name, "")
+        assert reason.endswith(".") and "_" not in words and "size=" not in words, (line, reason)
 
 
 @pytest.mark.parametrize("line", ["", "   ", "# a comment"])
@@ -136,7 +163,7 @@ def test_az_player_and_a_checkpoint_for_another_board(tmp_path, make_engine, ok,
     engine = make_engine("game=connect4_classic", "player=az", f"checkpoint={path}",
                          "mcts.simulations=8")
     assert ok(engine, "genmove b") in [str(c) for c in range(1, 8)]
-    assert "plays connect4 with rows=6 cols=7 forbidden=null, not" in refused(engine, "set_game rows=9 cols=10")
+    assert refused(engine, "set_game rows=9 cols=10") == f"the network in {path} plays Connect-4, 6×7, not Connect-4, 9×10."
 
 
 @pytest.mark.integration
@@ -175,7 +202,7 @@ def test_the_engine_command_switches_games_at_their_playing_budgets_from_its_cac
             break
     assert told == []
     answers = result.stdout.split("\n\n")
-    assert answers[0].startswith("? no shipped network plays gomoku with size=12")
+    assert answers[0].startswith("? no shipped network plays Gomoku, 12×12 (they play ")
     assert answers[1] == "=" and answers[2][2:] in [str(c) for c in range(1, 11)]
     assert answers[3:] == ["=", ""]
 

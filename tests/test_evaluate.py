@@ -10,7 +10,8 @@ from omegaconf import OmegaConf
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.evaluate.match import Gate, MatchResult, ladder, match_openings, play_match, result_row
+from alphazero.evaluate.match import (GateState, MatchResult, gate_match, gate_verdict, ladder,
+                                      match_openings, play_match, result_row)
 from alphazero.evaluate.table import format_row
 from alphazero.nn.network import build_model
 from alphazero.agent.agent import NetworkAgent, PureMCTSAgent
@@ -75,7 +76,7 @@ def test_a_ladder_row_is_the_result_of_that_level_played_alone():
 def test_openings_are_shared_by_each_pair_and_differ_between_pairs():
     game = make_game("othello", rules="course")
     states = match_openings(game, 8, 6, np.random.default_rng(0))
-    plies = game.kernels["ply"]
+    plies = game.ply
     assert all(plies(s) == 6 and game.status(s) == 0 for s in states)
     for i in range(0, 8, 2):
         np.testing.assert_array_equal(states[i], states[i + 1])
@@ -90,35 +91,42 @@ def test_openings_that_end_the_game_are_refused():
         match_openings(game, 2, 43, np.random.default_rng(0))
 
 
+def gate(game, eval_cfg, state, player, best=None):
+    """One gating: the match, then the verdict."""
+    result = gate_match(game, eval_cfg, state, player, best, seed=1)
+    return (result,) + gate_verdict(eval_cfg, state, result)
+
+
 def test_a_clean_sweep_raises_the_level_and_promotes():
     game = make_game("connect4", rows=6, cols=7)
-    gate = Gate(game, OmegaConf.create(GATE))
-    result, promoted = gate.evaluate(PureMCTSAgent(game, 1500, seed=2))
+    eval_cfg = OmegaConf.create(GATE)
+    result, state, promoted = gate(game, eval_cfg, GateState(1), PureMCTSAgent(game, 1500, seed=2))
     assert result.wins == 4 and promoted
-    assert gate.level == 1 + 5
+    assert state.level == 1 + 5
 
 
 def test_a_losing_player_is_not_promoted_and_the_level_stays():
     game = make_game("connect4", rows=6, cols=7)
-    gate = Gate(game, OmegaConf.create(GATE | {"start_level": 300}), best_rate=0.0)
-    result, promoted = gate.evaluate(FirstLegalPlayer(game))
+    eval_cfg = OmegaConf.create(GATE)
+    result, state, promoted = gate(game, eval_cfg, GateState(300), FirstLegalPlayer(game))
     assert result.wins == 0 and not promoted
-    assert gate.level == 300
+    assert state == GateState(300)
 
 
 def test_a_better_rate_at_the_same_level_promotes_without_raising():
-    game = make_game("connect4", rows=6, cols=7)
-    gate = Gate(game, OmegaConf.create(GATE | {"start_level": 300}), best_rate=-1.0)
-    _, promoted = gate.evaluate(FirstLegalPlayer(game))
-    assert promoted and gate.level == 300 and gate.best_rate == 0.0
+    eval_cfg = OmegaConf.create(GATE)
+    state, promoted = gate_verdict(eval_cfg, GateState(300, 0.25), MatchResult(4, 2, 0, 2))
+    assert promoted and state == GateState(300, 0.5)
+    assert gate_verdict(eval_cfg, state, MatchResult(4, 1, 0, 3)) == (state, False)
 
 
 def test_previous_gate_needs_the_threshold():
     game = make_game("connect4", rows=6, cols=7)
-    gate = Gate(game, OmegaConf.create(GATE | {"gate": "previous"}))
+    eval_cfg = OmegaConf.create(GATE | {"gate": "previous"})
     strong, weak = PureMCTSAgent(game, 1500, seed=3), FirstLegalPlayer(game)
-    assert gate.evaluate(strong, weak)[1]
-    assert not gate.evaluate(weak, strong)[1]
+    assert gate(game, eval_cfg, GateState(1), strong, weak)[2]
+    assert not gate(game, eval_cfg, GateState(1), weak, strong)[2]
+    assert gate_verdict(eval_cfg, GateState(1), None) == (GateState(1), True)  # the first net
 
 
 def test_wilson_interval():
@@ -140,7 +148,7 @@ def test_ladder_command_writes_table_and_json(tmp_path):
         [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic", "game.params.rows=5",
          "game.params.cols=5", f"checkpoint={tmp_path / 'net.pt'}", "eval.levels=[2,50]",
          "eval.games=4", "mcts.simulations=8", "solver_positions=6", "solver_plies=[2,10]",
-         "eval.opening_plies=2", f"hydra.run.dir={tmp_path}/run"],
+         "eval.opening_plies=2", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "run" / "ladder.json").read_text())
@@ -167,7 +175,7 @@ def test_optimal_move_measure_refuses_a_kind_the_game_lacks(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=othello", f"checkpoint={tmp_path / 'net.pt'}",
          "eval.levels=[2]", "eval.games=2", "mcts.simulations=4", "solver_positions=5",
-         "solver_kind=early", f"hydra.run.dir={tmp_path}/run"],
+         "solver_kind=early", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 2
     assert "solver_kind=early is not for othello" in result.stderr and "Traceback" not in result.stderr
@@ -180,7 +188,7 @@ def test_ladder_refuses_a_checkpoint_for_another_game(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic",
-         f"checkpoint={tmp_path / 'net.pt'}", f"hydra.run.dir={tmp_path}/run"],
+         f"checkpoint={tmp_path / 'net.pt'}", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "plays othello with" in result.stderr and "Traceback" not in result.stderr
@@ -192,8 +200,8 @@ def test_ladder_refuses_bad_search_settings(tmp_path):
     save_untrained(tmp_path / "net.pt", make_game("othello"))
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=othello", f"checkpoint={tmp_path / 'net.pt'}",
-         "mcts.discount=1.5", f"hydra.run.dir={tmp_path}/run"],
+         "mcts.discount=1.5", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
-    assert "mcts.discount must be above 0 and at most 1" in result.stderr
+    assert "mcts.discount must be null or a number above 0 and at most 1" in result.stderr
     assert "Traceback" not in result.stderr

@@ -13,7 +13,10 @@ import random
 import numpy as np
 import pytest
 
-from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, game_names, make_game
+from games import (DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, game_class, game_names,
+                   make_game)
+from games.core.base import Kernels, fits_uint8
+from games.core.presentation import BOARD_STYLES
 from games.core.rng import make_rng
 from games.core.specialize import specialize
 
@@ -23,6 +26,8 @@ GAME_PARAMS = {
     "connect6": [{"size": 10}, {"size": 7}],
     "gomoku": [{"size": 8}, {"size": 15}, {"rows": 6, "cols": 9}, {"size": 7, "exact_five": True}],
     "othello": [{"rules": "course"}, {"rules": "standard"}],
+    "openspiel": [{"game": "connect_four"}, {"game": "hex(board_size=5)"},
+                  {"game": "breakthrough(rows=6,columns=6)"}],
 }
 
 
@@ -39,20 +44,23 @@ def connect6_pairs(ply: int) -> int:
 # alternate. A pass is an action, so Othello alternates.
 TURN_ORDER = {"connect6": connect6_pairs}
 
-KERNEL_NAMES = {"legal_actions", "play", "status", "to_move", "ply", "encode", "random_playout"}
 STATUSES = {ONGOING, FIRST_WON, SECOND_WON, DRAW}
 
 
-def cases():
+def cases(kernel_games_only: bool = False):
     for name in game_names():
+        if kernel_games_only and game_class(name).kernels is None:
+            continue  # its rules run in Python: nothing is compiled
+        missing = game_class(name).unavailable()  # an optional package not installed
         for params in GAME_PARAMS.get(name, [{}]):
             label = "-".join(f"{k}={v}" for k, v in params.items()) or "defaults"
-            yield pytest.param((name, params), id=f"{name}-{label}")
+            yield pytest.param((name, params), id=f"{name}-{label}",
+                               marks=pytest.mark.skipif(missing is not None, reason=str(missing)))
 
 
 def move_bound(game) -> int:
-    """Every action but a pass fills a cell, and a pass comes at most once between two."""
-    return 2 * game.height * game.width
+    """The most actions a game can last (games.core.base.Game.max_plies)."""
+    return game.max_plies
 
 
 def positions(game, seed: int, games: int = 3):
@@ -80,13 +88,19 @@ def game(request):
     return make_game(name, **params)
 
 
+@pytest.fixture(params=list(cases(kernel_games_only=True)))
+def kernel_game(request):
+    name, params = request.param
+    return make_game(name, **params)
+
+
 # ---------------------------------------------------------------- the spec
 
 
 def test_spec_attributes_kernels_and_shapes(game):
     rule = "spec"
-    assert set(game.kernels) == KERNEL_NAMES, \
-        f"{rule}: kernels must be exactly {sorted(KERNEL_NAMES)}, not {sorted(game.kernels)}"
+    assert game.kernels is None or isinstance(game.kernels, Kernels), \
+        f"{rule}: kernels must be a games.core.base.Kernels, or None for rules in Python"
     for attribute in ("num_actions", "planes", "height", "width", "state_size", "num_symmetries"):
         value = getattr(game, attribute, None)
         assert isinstance(value, int) and value >= 1, f"{rule}: {attribute} must be an int >= 1"
@@ -95,11 +109,13 @@ def test_spec_attributes_kernels_and_shapes(game):
         f"{rule}: new_state must be a 1-D {game.state_dtype.__name__} array of state_size"
     assert game.encode(state).shape == (game.planes, game.height, game.width), \
         f"{rule}: encode must fill [planes, height, width]"
-    assert game.kernels["ply"](state) == 0 and game.to_move(state) == 0, \
+    assert game.ply(state) == 0 and game.to_move(state) == 0, \
         f"{rule}: a game starts at ply 0 with the first player to move"
     rebuilt = make_game(game.name, **game.params())
     assert rebuilt.params() == game.params(), f"{rule}: params() must rebuild the same game"
     assert 0 < game.dirichlet_alpha, f"{rule}: dirichlet_alpha must be positive"
+    assert game.pass_action is None or 0 <= game.pass_action < game.num_actions, \
+        f"{rule}: pass_action must be an action or None"
 
 
 # ---------------------------------------------------------------- legal moves and status
@@ -111,7 +127,7 @@ def test_legal_moves_and_status(game):
         code = game.status(state)
         assert code in STATUSES, f"{rule}: status {code} is not one of games.core.base's codes"
         mask = np.ones(game.num_actions, dtype=np.bool_)  # stale values must be overwritten
-        count = game.kernels["legal_actions"](state, mask)
+        count = game.legal_actions(state, mask)
         assert count == mask.sum(), f"{rule}: legal_actions must return the number it marks"
         assert np.array_equal(mask, game.legal_mask(state)), \
             f"{rule}: legal_actions must write every entry of the mask, False ones too"
@@ -129,11 +145,10 @@ def test_random_games_end_within_the_move_bound(game):
         assert len(moves) <= bound, f"{rule}: a game ran past {bound} actions"
         if game.status(state) != ONGOING:
             code = game.status(state)
-            score = getattr(game, "score", None)
+            score = game.score(state)
             if score is not None:  # optional: the engine's final_score
                 sign = {FIRST_WON: 1, SECOND_WON: -1, DRAW: 0}[code]
-                assert np.sign(score(state)) == sign, \
-                    f"{rule}: score {score(state)} disagrees with status {code}"
+                assert np.sign(score) == sign, f"{rule}: score {score} disagrees with status {code}"
             with pytest.raises(GameError):
                 game.parse_move(state, game.format_move(state, moves[-1]))
 
@@ -142,7 +157,7 @@ def test_side_to_move_and_ply_follow_the_moves(game):
     rule = "side to move and ply"
     turn_order = TURN_ORDER.get(game.name, alternate)
     for state, moves in positions(game, seed=3):
-        ply = game.kernels["ply"](state)
+        ply = game.ply(state)
         assert ply == len(moves), f"{rule}: ply is {ply} after {len(moves)} actions"
         if game.status(state) == ONGOING:
             assert game.to_move(state) == turn_order(len(moves)), \
@@ -158,7 +173,7 @@ def test_encoding_matches_the_spec(game):
     for state, _ in sample(positions(game, seed=4), 25, seed=4):
         planes = game.encode(state)
         stale = np.full_like(planes, 7.0)  # the search reuses its buffers
-        game.kernels["encode"](state, stale)
+        game.encode_into(state, stale)
         assert planes.dtype == np.float32 and np.isfinite(planes).all(), \
             f"{rule}: planes must be finite float32"
         assert np.array_equal(stale, planes), \
@@ -168,22 +183,14 @@ def test_encoding_matches_the_spec(game):
         assert np.array_equal(state, before), f"{rule}: encode must not change the state"
 
 
-def test_the_first_two_planes_hold_the_movers_pieces_and_the_opponents(game):
-    """games.core.base's contract for encode: plane 0 holds the side to move's pieces and
-    plane 1 the opponent's, so the side that placed a piece gains it in the plane for its side."""
-    rule = "encoding: own and opponent pieces"
-    for state, moves in positions(game, seed=8):
-        if not moves:
-            before = state
-            continue
-        after, mover, next_mover = state, game.to_move(before), game.to_move(state)
-        old, new = game.encode(before), game.encode(after)
-        if new[:2].sum() > old[:2].sum():  # a piece was placed (not a pass)
-            own, other = (0, 1) if next_mover == mover else (1, 0)
-            assert new[own].sum() > old[0].sum() and new[other].sum() <= old[1].sum(), \
-                f"{rule}: plane 0 must hold the side to move's pieces and plane 1 the " \
-                f"opponent's (after {len(moves)} actions)"
-        before = state
+def test_planes_are_small_whole_numbers(game):
+    """games.core.base's rule for input planes: whole numbers from 0 to 255, since self-play
+    and the replay buffer store them as uint8."""
+    rule = "encoding: whole numbers from 0 to 255"
+    for state, moves in sample(positions(game, seed=9), 40, seed=9):
+        planes = game.encode(state)
+        assert fits_uint8(planes), \
+            f"{rule}: after {len(moves)} actions a plane holds {planes[planes != planes.astype(np.uint8)][0]}"
 
 
 # ---------------------------------------------------------------- symmetries
@@ -211,7 +218,7 @@ def test_symmetries_commute_with_play_legal_moves_status_and_encoding(game):
             where = f"{rule}: symmetry {g}"
             assert game.status(image) == game.status(state), f"{where} changes the status"
             assert game.to_move(image) == game.to_move(state), f"{where} changes the mover"
-            assert game.kernels["ply"](image) == game.kernels["ply"](state), \
+            assert game.ply(image) == game.ply(state), \
                 f"{where} changes the ply"
             moved = np.zeros_like(mask)
             moved[actions[g]] = mask
@@ -276,10 +283,11 @@ def playout_batch(states, seeds, codes):
         codes[b] = random_playout(states[b], rng)  # noqa: F821
 
 
-def test_batched_and_single_kernels_agree(game):
+def test_batched_and_single_kernels_agree(kernel_game):
     """The search calls the kernels from compiled code on rows of batch arrays and reuses
     its output buffers; the answers must be those of one state at a time."""
     rule = "batched kernels"
+    game = kernel_game
     compiled = specialize(game, [step_batch, playout_batch])
     picked = sample(positions(game, seed=7), 16, seed=7)
     states = np.stack([state for state, _ in picked])
@@ -301,14 +309,14 @@ def test_batched_and_single_kernels_agree(game):
             f"{rule}: encode differs in a batch row"
         assert codes[b] == game.status(single) * 1000 + mask.sum(), \
             f"{rule}: status or the legal count differs in a batch row"
-        assert movers[b] == game.to_move(single) and plies[b] == game.kernels["ply"](single), \
+        assert movers[b] == game.to_move(single) and plies[b] == game.ply(single), \
             f"{rule}: to_move or ply differs in a batch row"
     seeds = np.array([make_rng(b)[0] for b in range(len(states))], dtype=np.uint64)
     played, results = states.copy(), np.zeros(len(states), dtype=np.int64)
     compiled.playout_batch(played, seeds, results)
     for b, state in enumerate(states):
         single = state.copy()
-        code = game.kernels["random_playout"](single, make_rng(b))
+        code = game.random_playout(single, make_rng(b))
         assert np.array_equal(played[b], single) and results[b] == code, \
             f"{rule}: random_playout differs in a batch row"
 
@@ -317,12 +325,20 @@ def test_random_playout_ends_the_game(game):
     rule = "random playout"
     for state, _ in sample(positions(game, seed=8), 20, seed=8):
         played = state.copy()
-        code = game.kernels["random_playout"](played, make_rng(3))
+        code = game.random_playout(played, make_rng(3))
         assert code == game.status(played) != ONGOING, \
             f"{rule}: it must return the final status of a finished game"
         assert game.legal_mask(played).sum() == 0, f"{rule}: the game must be over"
-        assert game.kernels["ply"](played) >= game.kernels["ply"](state), \
+        assert game.ply(played) >= game.ply(state), \
             f"{rule}: ply must count the actions it played"
         again = played.copy()
-        assert game.kernels["random_playout"](again, make_rng(4)) == code and \
+        assert game.random_playout(again, make_rng(4)) == code and \
             np.array_equal(again, played), f"{rule}: a finished game must stay as it is"
+
+
+def test_presentation_names_the_game_its_sides_and_its_board(game):
+    shown = game.presentation()
+    assert shown.name and shown.rules.endswith(".")
+    assert len(shown.side_names) == 2 and all(shown.side_names) and len(set(shown.side_names)) == 2
+    assert shown.board_style in BOARD_STYLES
+    assert shown.title.startswith(shown.name)

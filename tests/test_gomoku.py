@@ -122,7 +122,7 @@ def assert_same(game, state, ref: Reference) -> None:
     assert game.legal_list(state) == ref.legal()
     assert game.status(state) == ref.result
     assert game.to_move(state) == ref.player()
-    assert game.kernels["ply"](state) == len(ref.history)
+    assert game.ply(state) == len(ref.history)
     np.testing.assert_array_equal(game.encode(state), ref.planes())
 
 
@@ -230,7 +230,7 @@ def test_random_playout_is_the_uniform_game_it_should_be(rows, cols, exact):
         while len(ref.history) < rng.randrange(0, rows * cols // 3) and ref.result == ONGOING:
             play_both(game, state, ref, rng.choice(ref.legal()))
         played = state.copy()
-        result = game.kernels["random_playout"](played, make_rng(seed))
+        result = game.random_playout(played, make_rng(seed))
         expected = predicted_playout(game, state, ref, seed)
         np.testing.assert_array_equal(played, expected)
         assert result == ref.result == game.status(played)
@@ -241,7 +241,7 @@ def test_random_playout_in_the_overline_position():
         for seed in range(30):
             game, state, ref = start(7, 7, OVERLINE_7, exact)
             played = state.copy()
-            game.kernels["random_playout"](played, make_rng(seed))
+            game.random_playout(played, make_rng(seed))
             np.testing.assert_array_equal(played, predicted_playout(game, state, ref, seed))
 
 
@@ -287,7 +287,7 @@ def test_full_board_is_a_draw():
             play_both(game, state, ref, rng.choice(ref.legal()))
         if ref.result == DRAW:
             break
-    assert game.status(state) == DRAW and game.kernels["ply"](state) == 25
+    assert game.status(state) == DRAW and game.ply(state) == 25
     assert game.legal_list(state) == []
 
 

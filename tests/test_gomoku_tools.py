@@ -22,21 +22,21 @@ def test_engine_session_sizes_moves_and_undo(make_engine, ok, refused):
     ok(engine, "set_game size=8")
     assert engine.game.params() == {"size": 8, "exact_five": False}
     ok(engine, "play b D4")
-    assert refused(engine, "play b E5") == "it is white's turn, not black's."
+    assert refused(engine, "play b E5") == "it is White's turn (w), not Black's."
     assert refused(engine, "play w D4") == "D4 is already occupied."
     assert "there is no I" in refused(engine, "play w I4")
     ok(engine, "play w E5")
     reply = ok(engine, "genmove b")
-    assert engine.game.kernels["ply"](engine.state) == 3 and reply not in ("D4", "E5")
+    assert engine.game.ply(engine.state) == 3 and reply not in ("D4", "E5")
     ok(engine, "undo")
-    assert engine.game.kernels["ply"](engine.state) == 2
+    assert engine.game.ply(engine.state) == 2
     assert "Black (X) to move." in ok(engine, "showboard")
     ok(engine, "set_game exact_five=true")
     assert engine.game.params() == {"size": 8, "exact_five": True}
-    assert "size=4 is out of range" in refused(engine, "boardsize 4")
+    assert refused(engine, "boardsize 4") == "Gomoku is played here on boards from 5×5 to 19×19, not 4×4."
     ok(engine, "set_game gomoku rows=6 cols=9")
     assert (engine.game.height, engine.game.width) == (6, 9)
-    assert "use set_game rows=R cols=C" in refused(engine, "boardsize 7")
+    assert "set them with set_game rows=R cols=C" in refused(engine, "boardsize 7")
 
 
 def test_engine_completes_a_five_and_the_game_ends(make_engine, ok, refused):
@@ -45,7 +45,7 @@ def test_engine_completes_a_five_and_the_game_ends(make_engine, ok, refused):
         ok(engine, f"play {move}")
     assert ok(engine, "genmove b") == "E1"
     assert engine.game.status(engine.state) != ONGOING
-    assert refused(engine, "genmove w") == "game is over."
+    assert refused(engine, "genmove w") == "the game is over (Black won); clear_board starts a new one."
 
 
 def test_engine_with_a_network_refuses_a_board_it_was_not_trained_for(tmp_path, make_engine, ok, refused, tiny_checkpoint):
@@ -54,7 +54,7 @@ def test_engine_with_a_network_refuses_a_board_it_was_not_trained_for(tmp_path, 
     move = ok(engine, "genmove b")
     assert engine.game.parse_move(engine.game.new_state(), move) >= 0
     reason = refused(engine, "boardsize 9")
-    assert "size=8" in reason and "size=9" in reason
+    assert reason == f"the network in {path} plays Gomoku, 8×8, not Gomoku, 9×9."
 
 
 def test_play_a_scripted_game_to_its_result(compose_config, play_script):
@@ -63,7 +63,7 @@ def test_play_a_scripted_game_to_its_result(compose_config, play_script):
     every_cell = "".join(f"{game.format_move(game.new_state(), a)}\n" for a in range(64))
     result, text, _ = play_script(cfg, every_cell)  # occupied cells are refused on the way
     assert result is not None and result != ONGOING
-    assert text.rstrip().splitlines()[-1] in ("Result: you win.", "Result: the agent wins.",
+    assert text.rstrip().splitlines()[-1] in ("Result: Black wins: you.", "Result: White wins: the agent.",
                                               "Result: draw.")
 
 
@@ -80,7 +80,7 @@ def test_evaluate_ladder_from_openings(tmp_path, tiny_checkpoint):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=gomoku", "game.params.size=7",
          f"checkpoint={path}", "eval.levels=[20]", "eval.games=4", "eval.opening_plies=2",
-         "mcts.simulations=32", f"hydra.run.dir={tmp_path}/run"],
+         "mcts.simulations=32", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     row = json.loads((tmp_path / "run" / "ladder.json").read_text())["rows"][0]
@@ -106,7 +106,7 @@ TINY_GOMOKU = [word for word in TINY if not word.startswith("game=")] + [
 @pytest.mark.parametrize("pool", [["pool=local"], ["pool=ray", "selfplay.workers=1"]])
 def test_training_runs_on_both_pools(tmp_path, pool):
     run = subprocess.run([sys.executable, "-m", "alphazero.train", *TINY_GOMOKU, *pool,
-                          f"hydra.run.dir={tmp_path}/run", f"train.checkpoint_dir={tmp_path}"],
+                          f"out_dir={tmp_path}/run", f"train.checkpoint_dir={tmp_path}"],
                          cwd=ROOT, capture_output=True, text=True, timeout=400)
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "gomoku" / "latest.pt").is_file()

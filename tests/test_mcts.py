@@ -207,7 +207,7 @@ def test_rollout_share_mixes_one_playout_into_each_leaf(name, params):
         for _ in range(int(rng.integers(0, 12))):
             game.play(state, int(rng.choice(game.legal_list(state))))
         playout = state.copy()
-        final = game.kernels["random_playout"](playout, make_rng(seed))
+        final = game.random_playout(playout, make_rng(seed))
         outcome = {FIRST_WON: 1.0, SECOND_WON: -1.0}.get(final, 0.0)
         outcome = outcome if game.to_move(state) == 0 else -outcome
         outcomes.add(outcome)

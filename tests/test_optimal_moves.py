@@ -93,7 +93,7 @@ def test_early_positions_are_judged_by_outcome():
     states, outcomes, exact = solved_positions(game, 8, "early", (0, 0), seed=4)
     assert not exact
     for state, move_outcomes in zip(states, outcomes):
-        assert 8 <= game.kernels["ply"](state) <= 14
+        assert 8 <= game.ply(state) <= 14
         legal = move_outcomes[game.legal_mask(state)]
         assert set(legal) <= {-1, 0, 1} and len(set(legal)) > 1
     rates = optimal_move_rate(ScoredPlayer(states, outcomes, best=False), states, outcomes, exact)
@@ -127,7 +127,7 @@ def test_evaluate_scores_othello_endgames(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=othello", f"checkpoint={tmp_path / 'net.pt'}",
          "eval.levels=[3]", "eval.games=2", "mcts.simulations=4", "solver_positions=4",
-         f"hydra.run.dir={tmp_path}/run"],
+         f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     solved = [row for row in json.loads((tmp_path / "run" / "ladder.json").read_text())["rows"]

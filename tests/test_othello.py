@@ -110,13 +110,13 @@ def core_board(state):
 
 
 def ref_of(game, state):
-    return Ref(game.rules, core_board(state), game.to_move(state), int(game.kernels["ply"](state)))
+    return Ref(game.rules, core_board(state), game.to_move(state), int(game.ply(state)))
 
 
 def assert_same(game, state, ref):
     assert core_board(state) == ref.board
     assert game.to_move(state) == ref.mover
-    assert game.kernels["ply"](state) == ref.ply
+    assert game.ply(state) == ref.ply
     assert game.status(state) == ref.status()
     assert game.legal_list(state) == ref.actions()
 
@@ -228,7 +228,7 @@ def test_random_playout_ends_in_a_valid_final_state(game):
     rng = make_rng(3)
     for start in random_game_states(game, seed=8, count=60)[::6]:
         state = start.copy()
-        result = game.kernels["random_playout"](state, rng)
+        result = game.random_playout(state, rng)
         ref = ref_of(game, state)
         assert result == game.status(state) == ref.status() != ONGOING
         assert ref.actions() == [] and game.legal_list(state) == []
@@ -236,7 +236,7 @@ def test_random_playout_ends_in_a_valid_final_state(game):
         placed = sum(c != EMPTY for c in ref.board) - start_discs
         assert ref.ply - int(start[PLY]) >= placed  # one disc per move, passes on top
         assert game.to_move(state) == (int(start[TO_MOVE]) + ref.ply - int(start[PLY])) % 2
-        assert game.kernels["random_playout"](state, rng) == result  # a finished game stays put
+        assert game.random_playout(state, rng) == result  # a finished game stays put
 
 
 def test_nth_set_bit_picks_each_set_bit_in_order():
@@ -332,7 +332,7 @@ def test_forced_pass_then_play_continues(game):
         game.parse_move(state, "d1")
     game.play(state, PASS)
     assert game.status(state) == ONGOING and game.to_move(state) == 1
-    assert game.kernels["ply"](state) == 1
+    assert game.ply(state) == 1
     white_moves = {game.format_move(state, a) for a in game.legal_list(state)}
     assert {"d1", "d8", "a4", "h4", "g1", "a7"} <= white_moves
     game.play(state, game.parse_move(state, "d1"))
@@ -455,11 +455,11 @@ def test_move_text_round_trips(game):
 def test_render_shows_board_counts_and_turn(game):
     state = game.play_moves(game.new_state(), ["d3"] if game.rules == "course" else ["f5"])
     text = game.render(state)
-    assert "a b c d e f g h" in text and " 8 " in text and "O to move" in text
+    assert "a b c d e f g h" in text and " 8 " in text and "White (O) to move." in text
     if game.rules == "course":
-        assert " 1 # . . . . . . #" in text and "X (black) 1, O (white) 0" in text
+        assert " 1 # . . . . . . #" in text and "Black (X) 1, White (O) 0; course rules." in text
     else:
-        assert "#" not in text and "X (black) 4, O (white) 1" in text
+        assert "#" not in text and "Black (X) 4, White (O) 1; standard rules." in text
 
 
 def test_score_and_params(game):

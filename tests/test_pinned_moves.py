@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from alphazero.config.settings import build_game
-from alphazero.agent.build import make_agent
+from alphazero.agent.build import build_agent
 from alphazero.config.presets import compose_play
 
 pytestmark = pytest.mark.integration  # every shipped network at its playing budget
@@ -24,7 +24,7 @@ PINNED = json.loads((Path(__file__).parent / "data" / "pinned_moves.json").read_
 def test_shipped_network_plays_its_pinned_moves(key):
     cfg = compose_play([f"game={key}", "seed=0", "threads=1", "selfplay.precision=float32"])
     game = build_game(cfg)
-    agent = make_agent(game, cfg)
+    agent = build_agent(game, cfg)
     for position in PINNED[key]:
         state = game.new_state(np.random.default_rng(0))
         for move in position["moves"]:

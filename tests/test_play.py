@@ -8,10 +8,9 @@ import pytest
 
 from alphazero.nn import checkpoint
 from alphazero.config.settings import build_game
-from alphazero.agent.build import make_agent
 from alphazero.agent.build import build_agent
 from alphazero.nn.precision import candidate_paths
-from games import ONGOING, make_game
+from games import FIRST_WON, ONGOING, make_game
 
 from helpers import PURE
 
@@ -27,7 +26,7 @@ def test_refused_moves_leave_the_game_unchanged_and_ask_again(compose_config, pl
     assert text.count("refused") == 2
     # Only column 4 and the agent's answer were played.
     assert text.count("agent plays") == 1 and "for the agent)" in text
-    assert build_game(cfg).kernels["ply"](state) == 2
+    assert build_game(cfg).ply(state) == 2
 
 
 def test_a_scripted_game_is_played_to_its_result(compose_config, play_script):
@@ -35,8 +34,46 @@ def test_a_scripted_game_is_played_to_its_result(compose_config, play_script):
     # Cycle through the columns until the game ends; full columns are refused on the way.
     result, text, state = play_script(cfg, "1\n2\n3\n4\n5\n6\n7\n" * 30)
     assert result is not None and result != ONGOING
-    assert text.rstrip().splitlines()[-1] in ("Result: you win.", "Result: the agent wins.",
+    assert text.rstrip().splitlines()[-1] in ("Result: Red wins: you.", "Result: Yellow wins: the agent.",
                                               "Result: draw.")
+
+
+def test_help_hint_and_undo_in_the_games_colours(compose_config, play_script):
+    cfg = compose_config("play", "game=connect4_classic", *PURE)
+    _, text, state = play_script(cfg, "undo\nhelp\nhint\n4\nundo\nundo\nquit\n")
+    assert text.startswith("You play Red (X), first, against the agent's Yellow (O).")
+    assert "Legend: X Red, O Yellow." in text and "black" not in text.lower()
+    assert text.count("Nothing to undo: you have not moved yet.") == 2  # before moving, and after
+    assert "Type your move as the board labels it, e.g. 4." in text
+    assert all(f"  {command} " in text for command in ("hint", "undo", "help", "quit"))
+    hint = text.split("hint: ")[1].split()[0]
+    assert hint in "1234567" and "(the agent's search for Red; not played)" in text
+    reply = text.split("agent plays ")[1].split()[0]
+    assert text.count("agent plays") == 1  # the hint played nothing
+    assert f"Took back 4 (Red), {reply} (Yellow)." in text
+    replied = text.split("agent plays ")[1].split("your move> ")[0]
+    assert replied.count("(O)") == 1 and "Legend: X Red, O Yellow, ( ) the last move." in replied
+    assert build_game(cfg).ply(state) == 0
+
+
+def test_the_last_move_and_the_winning_line_are_marked(compose_config, play_script):
+    cfg = compose_config("play", "game=connect4_classic", *PURE)
+    game = build_game(cfg)
+    state = game.play_moves(game.new_state(), ["1", "2", "1", "2", "1", "2"])
+    result, text, _ = play_script(cfg, "1\n", state=state)
+    after = text.split("your move> ")[1]
+    board = after.splitlines()[:8]
+    assert [line[:3] for line in board[2:6]] == ["[X]"] * 4 and "\n".join(board).count("[") == 4
+    assert "Legend: X Red, O Yellow, ( ) the last move, [ ] the winning line." in after
+    assert result == FIRST_WON and after.rstrip().endswith("Result: Red wins: you.")
+
+
+def test_a_course_board_says_what_the_forbidden_cell_is(compose_config, play_script):
+    cfg = compose_config("play", "game=connect4", *PURE)
+    _, text, state = play_script(cfg, "quit\n")
+    row, col = build_game(cfg).board_params(state)["forbidden"]
+    assert f"# is the forbidden cell: column {col + 1}, row {row + 1} from the top" in text
+    assert "#: This is the forbidden cell: no disc may fill it" in text
 
 
 def test_human_second_lets_the_agent_open(compose_config, play_script):
@@ -55,6 +92,20 @@ def test_connect6_turn_is_two_prompts_and_two_agent_stones(compose_config, play_
     assert turns == ["your", "agent", "agent", "your", "refused:", "your", "your",
                      "agent", "agent", "your"]
     assert "stone 1 of 2" in text and "stone 2 of 2" in text
+
+
+def test_a_connect6_turn_on_one_line(compose_config, play_script):
+    cfg = compose_config("play", "game=connect6", "game.params.size=6", *PURE)
+    _, text, state = play_script(cfg, "A1 B1\nA1\nhelp\nhint\nA1 B1\nC1 D1\nE1 F1 A2\nquit\n")
+    assert "refused: your turn ends after A1; type one turn at a time." in text
+    example = text.split("e.g. ")[1].split(" (")[0]
+    assert len(example.split()) == 2 and "(a whole turn on one line, or a stone a prompt)" in text
+    assert len(text.split("hint: ")[1].split("(")[0].split()) == 2
+    assert "refused: A1 is already occupied." in text
+    assert "refused: your turn ends after E1 F1; type one turn at a time." in text
+    # A1; the agent's two; C1 D1 together; the agent's two; E1 F1 A2 refused whole
+    assert build_game(cfg).ply(state) == 5 + 2 * (text.count("agent plays") == 4)
+    assert text.count("agent plays") == 4
 
 
 def test_othello_forced_pass_is_announced_and_accepted(compose_config, forced_pass_moves, play_script):
@@ -96,7 +147,7 @@ def test_play_through_stdin_draws_the_board_with_the_seed():
 @pytest.mark.integration
 @pytest.mark.parametrize("overrides,words", [
     (["game=connect4", "game.params.rows=5", "game.params.cols=5"], "no shipped network plays connect4"),
-    (["human=third", "player=pure"], "human must be first or second"),
+    (["human=third", "player=pure"], "human must be one of first, second"),
 ])
 def test_setup_errors_are_one_line_and_exit_2(overrides, words):
     result = run_play(*overrides, stdin="")
@@ -117,7 +168,7 @@ def test_agent_searches_with_the_value_settings_its_network_was_trained_with(
     for path, overrides, expected in [(plain, [], default), (tmp_path / "trained.pt", [], trained),
                                       (tmp_path / "trained.pt", [f"mcts.{key}={given}"], given)]:
         cfg = compose_config("play", "game=connect4_classic", f"checkpoint={path}", *overrides)
-        assert getattr(make_agent(game, cfg).search_config, key) == expected
+        assert getattr(build_agent(game, cfg).search_config, key) == expected
 
 
 def test_the_recipes_train_in_the_precision_they_were_measured_in(compose_config):

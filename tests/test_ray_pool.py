@@ -6,6 +6,8 @@ import pytest
 import ray
 import torch
 from hydra import compose, initialize_config_dir
+
+from alphazero.config.schema import register
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from alphazero.train import game_log
@@ -14,6 +16,7 @@ from alphazero.train.loop import TrainingRun
 
 from helpers import ROOT, TINY
 
+register()  # the settings' structures that conf/ composes on
 pytestmark = pytest.mark.integration  # a Ray cluster and its actors
 
 ONE_WORKER = ["selfplay.workers=1", "eval.interval=0"]
@@ -82,7 +85,7 @@ def test_pool_ray_without_ray_installed_says_how_to_install_it(tmp_path):
                "runpy.run_module('alphazero.train', run_name='__main__', alter_sys=True)")
     result = subprocess.run(
         [sys.executable, "-c", blocked, *TINY, *ONE_WORKER, "pool=ray",
-         f"hydra.run.dir={tmp_path}/runs", f"train.checkpoint_dir={tmp_path}/checkpoints"],
+         f"out_dir={tmp_path}/runs", f"train.checkpoint_dir={tmp_path}/checkpoints"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == ["error: pool=ray needs Ray: pip install '.[ray]'"]

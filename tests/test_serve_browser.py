@@ -19,7 +19,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from alphazero.config.presets import named_game
 from alphazero.serve.__main__ import listen
@@ -49,13 +49,35 @@ BOARDS = [
     ("connect4", {"rows": 12, "cols": 12, "forbidden": [11, 5]}, "1 2 1 2 1 2 1"),
     ("connect4_classic", {}, "4 4 3 3 2 2 1"),
 ]
-# The set-up form filled in as a person would, the game's parameters once it has shown them;
-# answers the game's id before the new one
+# The set-up form filled in as a person would: the game, then its parameters' choices, or,
+# for a board the form offers no choice for (a given forbidden cell), that board kept from
+# an earlier game ("This board again"); waits for each change to settle; answers the game's
+# id before the new one
 SET_UP = """
+return (async () => {
 const [game, params, network, colour, simulations, moves] = arguments, $ = (id) => document.getElementById(id);
+const settled = async () => { while (page.working) await new Promise((done) => setTimeout(done, 10)); };
+const offered = page.options.games.find((g) => g.key === game);
+const pick = (key, value) => {
+  const field = offered.fields.find((f) => f.key === key);
+  return field ? field.choices.findIndex((c) => JSON.stringify(c.value) === JSON.stringify(value)) : -1;
+};
+const kept = Object.entries(params).some(([key, value]) => pick(key, value) < 0);
+if (kept) localStorage.setItem('board', JSON.stringify({game, params: {...offered.params, ...params}, board: 'kept'}));
+else localStorage.removeItem('board');
 $('game').value = game;
 $('game').dispatchEvent(new Event('change'));
-for (const [key, value] of Object.entries(params)) document.querySelector(`[data-param='${key}']`).value = value;
+await settled();
+if (kept) {
+  $('board-choice').value = 'kept';
+  $('board-choice').dispatchEvent(new Event('change'));
+}
+for (const [key, value] of kept ? [] : Object.entries(params)) {
+  const input = document.querySelector(`[data-param='${key}']`);
+  input.value = pick(key, value);
+  input.dispatchEvent(new Event('change', {bubbles: true}));
+}
+await settled();
 $('network').value = network;
 $('colour').value = colour;
 if ($('network').value !== network || $('colour').value !== colour) throw new Error('no such choice');
@@ -64,6 +86,7 @@ $('setup-moves').value = moves;
 const previous = page.id;
 $('new-game').click();
 return previous;
+})();
 """
 # Where each of the page's boards is inside the window, and whether a click at each cell's
 # centre reaches that cell
@@ -87,6 +110,42 @@ return {
   current_in_list: current !== null && current.getBoundingClientRect().top >= list.top - 1
     && current.getBoundingClientRect().bottom <= list.bottom + 1,  // scrolled to whole pixels
 };
+"""
+# What a person must see whole at every window size: a "New game" button and the board's
+# controls inside the window without scrolling; no text cut (wider than its box); every
+# choice of every select of the form narrower than its box (less its arrow); no room kept
+# for an empty message; and the coordinates' smallest font
+FITS = """
+const shown = (el) => el.getClientRects().length > 0;
+const inside = (el) => { const b = el.getBoundingClientRect();
+  return b.left >= 0 && b.top >= 0 && b.right <= innerWidth + 0.5 && b.bottom <= innerHeight + 0.5; };
+const newGame = ['new-game', 'new-game-here'].map((id) => document.getElementById(id)).filter(shown);
+const controls = [...document.querySelectorAll('#controls button')].filter(shown);
+const texts = [...document.querySelectorAll('#status-line > span, #agent-name, #value-text, #value-detail, #line, '
+  + '#controls button, #setup label, #views label, .note, #turn, #result')].filter(shown);
+const measure = document.createElement('canvas').getContext('2d');
+const wide = [...document.querySelectorAll('#setup select')].filter(shown).flatMap((select) => {
+  const style = getComputedStyle(select);
+  measure.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+  return [...select.options].map((o) => o.textContent).filter((text) => measure.measureText(text).width > room);
+});
+const message = document.getElementById('message');
+return {
+  new_game: newGame.length > 0 && newGame.some(inside), controls: controls.length > 0 && controls.every(inside),
+  cut: texts.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.id || el.textContent),
+  wide, empty_message: message.textContent ? 0 : message.getBoundingClientRect().height,
+  label_px: Math.min(...[...document.querySelectorAll('#board .label')].map((l) => parseFloat(getComputedStyle(l).fontSize))),
+};
+"""
+# The contrast ratio of two CSS colours (WCAG's: 4.5 is enough for text)
+CONTRAST = """
+const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+const light = (colour) => {
+  const [r, g, b] = rgb(colour).map((v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+const ratio = (a, b) => { const [x, y] = [light(a), light(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
 """
 
 
@@ -176,8 +235,7 @@ class Board:
     def new_game(self, game, colour="first", network="shipped", simulations=2, moves="", params=None):
         """Fill in the set-up form and start the game (in one script: a round trip a field
         adds up over the module's games)."""
-        previous = self.js(SET_UP, game, {k: json.dumps(v) for k, v in (params or {}).items()},
-                           network, colour, simulations, moves)
+        previous = self.js(SET_UP, game, params or {}, network, colour, simulations, moves)
         self.wait_idle()
         assert self.js("return page.id") != previous, self.message()
         assert len(self.game()["moves"]) >= len(moves.split())
@@ -250,6 +308,42 @@ def coordinates_spell_the_moves(labels, key, params):
         assert name == game.format_move(state, action), (key, params, cell, name)
 
 
+def test_the_first_screen_is_classic_connect4_then_the_last_game_on_its_board(browser, url):
+    Board(browser, url).js("localStorage.clear(); sessionStorage.clear()")
+    board = Board(browser, url)  # a first visit
+    assert board.game()["game"] == "connect4_classic" and board.game()["title"] == "Connect-4, 6×7"
+    assert board.el("agent-name").text.startswith("Connect-4, 6×7")
+    board.new_game("connect4", network="pure")  # the course variant: what it changes, its rules
+    assert board.el("variant").text == "Course rules: 9-12 rows and columns, one forbidden cell."
+    assert "forbidden cell that no disc may fill" in board.el("rules").text
+    assert Select(board.el("game")).first_selected_option.text == "Connect-4, course rules"
+    drawn = board.game()["board_params"]
+    board.js("sessionStorage.clear()")  # a new tab: the game itself is not resumed
+    board = Board(browser, url)
+    assert board.game()["game"] == "connect4" and board.game()["board_params"] == drawn  # its board kept
+    assert Select(board.el("board-choice")).first_selected_option.text.startswith("This board again")
+    Select(board.el("board-choice")).select_by_value("new")  # unless asked for a new one
+    board.wait_idle()
+    board.el("new-game").click()
+    board.wait_idle()
+    assert board.game()["params"]["rows"] == [9, 12] and board.game()["board_params"] != board.game()["params"]
+    Select(board.el("game")).select_by_value("connect6")  # the title follows the chosen board
+    board.wait_idle()
+    Select(browser.find_element(By.CSS_SELECTOR, "[data-param='size']")).select_by_visible_text("19")
+    board.wait_idle()
+    assert Select(board.el("game")).first_selected_option.text == "Connect6, 19×19"
+    assert [o.get_attribute("value") for o in Select(board.el("network")).options] == ["pure"]  # none plays 19x19
+    board.el("setup-moves").send_keys("hello")
+    board.el("new-game").click()
+    board.wait_idle()
+    assert board.message().startswith("move 1: 'hello'")
+    board.el("simulations").clear()
+    board.el("simulations").send_keys("999999")
+    board.el("new-game").click()  # the browser refuses the field: the old message goes
+    board.wait_idle()
+    assert board.message() == ""
+
+
 def test_every_board_fits_every_window_with_its_coordinates_and_marks(browser, url):
     board = Board(browser, url)
     try:
@@ -274,6 +368,10 @@ def test_every_board_fits_every_window_with_its_coordinates_and_marks(browser, u
                 assert [int(c) for c in seen["last"]] == game["last_cells"] != [], where
                 assert sorted(int(c) for c in seen["win"]) == game["win_line"], where
                 assert seen["current_in_list"] and seen["list_scrolls"] == (key == "othello"), where
+                fits = board.js(FITS)
+                assert fits["new_game"] and fits["controls"], (where, fits)
+                assert fits["cut"] == [] and fits["wide"] == [] and fits["empty_message"] == 0, (where, fits)
+                assert fits["label_px"] >= 11, (where, fits)
             if key == "othello":
                 assert game["win_line"] == [] and len(game["moves"]) >= 58
             else:
@@ -306,16 +404,27 @@ def test_connect6_double_moves_undo_analysis_and_a_win(browser, url):
     assert browser.find_elements(By.CSS_SELECTOR, "#board .heat")
     assert browser.find_elements(By.CSS_SELECTOR, "#board .ghost")
     assert "Black" in board.el("value-text").text and "Expected line" in board.el("line").text
-    # the heat's percentages and the line's numbers never cover each other
+    # the heat's percentages and the line's numbered stones never cover each other, and each
+    # reads clearly on its own background, as the expected line does on its panel
     assert board.js("""
-      const box = (node) => { const range = document.createRange(); range.selectNodeContents(node);
-                              return range.getBoundingClientRect(); };
       return [...document.querySelectorAll('#board .cell')].filter((cell) => {
         const share = cell.querySelector('.share'), ghost = cell.querySelector('.ghost');
         if (!share || !ghost) return false;
-        const a = box(share), b = box(ghost);
+        const a = share.getBoundingClientRect(), b = ghost.getBoundingClientRect();
         return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
       }).length""") == 0
+    assert board.js(CONTRAST + """
+      const panel = getComputedStyle(document.getElementById('insight')).backgroundColor;
+      return Math.min(...[...document.querySelectorAll('#board .share, #board .ghost')].map((el) =>
+        ratio(getComputedStyle(el).color, getComputedStyle(el).backgroundColor)),
+        ...[...document.querySelectorAll('#line span')].map((el) => ratio(getComputedStyle(el).color, panel)))""") >= 4.5
+    assert board.js("return document.querySelector('#line .number').textContent") == "2."  # as the move list
+    try:  # the analysis' words whole at every window size
+        for width, height in WINDOWS:
+            window(browser, width, height)
+            assert board.js(FITS)["cut"] == [], (width, height)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     assert board.js("return document.querySelectorAll('#board .share').length") > 0
     board.new_game("connect6", colour="first", moves=CONNECT6_WIN_NEXT)
     board.click_cell(94)  # E1
@@ -417,7 +526,20 @@ def test_the_move_list_shows_earlier_positions_and_a_training_game_replays(brows
     assert board.el("undo").is_displayed() is False and board.el("graph-box").is_displayed()
     for _ in range(3):
         board.press(Keys.ARROW_RIGHT)
-    assert board.shown()["rows"] == position(moves[:3]) and "Move 3 of" in board.el("turn").text
+    assert board.shown()["rows"] == position(moves[:3])
+    # one numbering: the replay's words and the move list's highlighted round agree
+    rounds = board.js("return document.querySelectorAll('#moves .round').length")
+    assert board.el("turn").text.startswith(f"Black's move 2 of {rounds} ")
+    assert board.js("return document.querySelector('#moves .current').closest('.round')"
+                    ".querySelector('.number').textContent") == "2."
+    # the value graph: its scale, and the move under the pointer read out
+    assert board.js("return [...document.querySelectorAll('#graph text.scale')].map((t) => t.textContent)") == [
+        "+1", "0", "−1"]
+    reading = board.js("""
+      const svg = document.getElementById('graph'), box = svg.getBoundingClientRect();
+      svg.dispatchEvent(new MouseEvent('mousemove', {clientX: box.right - 2, clientY: box.top + box.height / 2}));
+      return svg.querySelector('text.reading').textContent;""")
+    assert reading.startswith("The result: ")
     points = board.js("return document.querySelector('#graph .values').getAttribute('points').split(' ').length")
     assert points == len(moves) + 1  # a value before each move, then the result
     marker = board.js("return Number(document.querySelector('#graph line.now').getAttribute('x1'))")

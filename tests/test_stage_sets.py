@@ -85,7 +85,7 @@ def test_evaluate_prints_each_sets_mistakes(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "alphazero.evaluate", "game=connect4_classic", "threads=1",
          "eval.levels=[]", "mcts.simulations=4", "solver_kind=stages", "solver_positions=3",
-         "game.advisors.proven_outcomes=20000", f"hydra.run.dir={tmp_path}/run"],
+         "game.advisors.proven_outcomes=20000", f"out_dir={tmp_path}/run"],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     rows = json.loads((tmp_path / "run" / "ladder.json").read_text())["rows"]

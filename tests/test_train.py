@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
+
+from alphazero.config.command import command_config
+from alphazero.config.schema import register
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from alphazero.nn import checkpoint
@@ -21,6 +24,7 @@ from alphazero.train.loop import TrainingRun, selfplay_seed
 
 from helpers import TINY
 
+register()  # the settings' structures that conf/ composes on
 pytestmark = pytest.mark.integration  # training runs, in this process or started as the command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,10 +182,8 @@ def test_bad_overrides_give_one_line(tmp_path, override, words, train):
 def test_bad_settings_are_refused_by_name(override, words):
     """The check behind the one line above (train's ConfigError), for every kind of setting,
     without starting a process each."""
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
-        cfg = compose("config", overrides=[*TINY, *override.split()])
-    with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
-        validate_training(cfg)
+    with pytest.raises(ConfigError, match=words.replace(".", r"\.")):  # a type: when composed
+        validate_training(command_config("config", [*TINY, *override.split()]))
 
 
 def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
@@ -202,7 +204,7 @@ def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
 
 def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
-            "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/term",
+            "train.checkpoint_minutes=0", f"out_dir={tmp_path}/runs/term",
             f"train.checkpoint_dir={tmp_path}/checkpoints"]
     process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
@@ -223,7 +225,7 @@ def test_sigterm_to_the_process_group_stops_workers_and_trainer_cleanly(tmp_path
     workers stop the pool rather than die, and the trainer saves and exits as on its own."""
     args = [sys.executable, "-m", "alphazero.train", *TINY, "selfplay.workers=1",
             "train.max_games=100000", "train.checkpoint_minutes=0",
-            f"hydra.run.dir={tmp_path}/runs/group", f"train.checkpoint_dir={tmp_path}/checkpoints"]
+            f"out_dir={tmp_path}/runs/group", f"train.checkpoint_dir={tmp_path}/checkpoints"]
     process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, start_new_session=True)
     latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
@@ -242,7 +244,7 @@ def test_sigterm_to_the_process_group_stops_workers_and_trainer_cleanly(tmp_path
 
 def test_sigkill_during_training_leaves_a_loadable_checkpoint(tmp_path):
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
-            "train.checkpoint_minutes=0", f"hydra.run.dir={tmp_path}/runs/kill",
+            "train.checkpoint_minutes=0", f"out_dir={tmp_path}/runs/kill",
             f"train.checkpoint_dir={tmp_path}/checkpoints"]
     process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latest = tmp_path / "checkpoints" / "connect4_classic" / "latest.pt"
@@ -286,7 +288,7 @@ def test_ctrl_c_saves_when_the_output_pipe_is_gone(tmp_path):
     later write to stdout fails; the run still saves what it trained, without a traceback."""
     args = [sys.executable, "-m", "alphazero.train", *TINY, "train.max_games=100000",
             "train.checkpoint_minutes=60", "train.snapshot_games=8",
-            f"hydra.run.dir={tmp_path}/runs/pipe", f"train.checkpoint_dir={tmp_path}/checkpoints"]
+            f"out_dir={tmp_path}/runs/pipe", f"train.checkpoint_dir={tmp_path}/checkpoints"]
     # SIGINT as a terminal delivers it, even where this test runs in the background of a
     # shell (which starts background jobs with SIGINT ignored, and the child would inherit it)
     process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -318,11 +320,11 @@ def test_gate_previous_searches_both_networks_with_the_gates_budget(tmp_path, mo
     checkpoint.save_atomic(run.network_payload(), run.checkpoint_dir / "best.pt")
     seen = {}
 
-    def fake_evaluate(gate, player, best_player=None):
+    def fake_match(game, eval_cfg, state, player, best_player=None, seed=0):
         seen["budgets"] = (player.simulations, best_player.simulations)
-        return evaluate.MatchResult(2, 1, 0, 1), False
+        return evaluate.MatchResult(2, 1, 0, 1)
 
-    monkeypatch.setattr(evaluate.Gate, "evaluate", fake_evaluate)
+    monkeypatch.setattr(train_module, "gate_match", fake_match)
     run.gate(progress=None)
     assert seen["budgets"] == (24, 24)
     run.writer.close()
@@ -331,16 +333,19 @@ def test_gate_previous_searches_both_networks_with_the_gates_budget(tmp_path, mo
 def test_the_gate_says_why_a_network_became_best():
     from omegaconf import OmegaConf
 
-    from alphazero.evaluate.match import MatchResult
+    from alphazero.evaluate.match import GateState, MatchResult
     from alphazero.train.loop import gate_line
     pure = OmegaConf.create({"gate": "pure", "threshold": 0.55})
-    first = gate_line(pure, 50, 50, MatchResult(10, 3, 0, 7), True)
-    assert first == ("gate vs pure MCTS 50: 3-0-7 (wins-draws-losses), the best win rate at this "
-                     "level so far (0.30): the new best.pt")
-    assert gate_line(pure, 50, 1050, MatchResult(10, 10, 0, 0), True).endswith(
+    start, level = GateState(50), GateState(50, 0.3)
+    first = gate_line(pure, start, level, MatchResult(10, 3, 0, 7), True)
+    assert first == ("gate vs pure MCTS 50: 3-0-7 (wins-draws-losses), the first wins at this "
+                     "level (win rate 0.30): best.pt for now; a clean sweep raises the level")
+    assert gate_line(pure, level, GateState(50, 0.4), MatchResult(10, 4, 0, 6), True).endswith(
+        "a better win rate at this level (0.40 over 0.30): the new best.pt")
+    assert gate_line(pure, start, GateState(1050), MatchResult(10, 10, 0, 0), True).endswith(
         "a clean sweep: the new best.pt, next level 1050")
-    assert gate_line(pure, 50, 50, MatchResult(10, 2, 0, 8), False) == \
-        "gate vs pure MCTS 50: 2-0-8 (wins-draws-losses)"
+    assert gate_line(pure, level, level, MatchResult(10, 2, 0, 8), False) == \
+        "gate vs pure MCTS 50: 2-0-8 (wins-draws-losses), not above this level's best win rate (0.30): best.pt kept"
     previous = OmegaConf.create({"gate": "previous", "threshold": 0.55})
     assert "score 0.65 of at least 0.55: the new best.pt" in gate_line(
-        previous, 50, 50, MatchResult(10, 6, 1, 3), True)
+        previous, start, start, MatchResult(10, 6, 1, 3), True)

@@ -1,6 +1,6 @@
 """The agents: a network's PUCT search with its game's advisors, and pure MCTS.
 
-Both answer the same calls:
+Both answer the same calls (the `Agent` protocol):
   best_actions(states)        one move for each of a batch of positions (a match over many
                               games asks once per turn); `last_values` then holds each
                               position's value for the side to move, in [-1, 1]
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -33,6 +34,18 @@ class Thought:
     value: float           # the root's value for the side to move, in [-1, 1]
     visits: np.ndarray     # [num_actions] the root's visit counts (an exact move: all on it)
     line: list[int]        # the principal variation, starting with `action`
+
+
+class Agent(Protocol):
+    """What every agent answers, the network's search and pure MCTS alike (build.build makes
+    them)."""
+    last_values: np.ndarray  # [B] after best_actions: each position's value for its mover
+
+    def best_actions(self, states: np.ndarray) -> np.ndarray: ...
+
+    def think(self, state: np.ndarray, simulations: int) -> Thought: ...
+
+    def reset(self) -> None: ...
 
 
 class NetworkAgent:

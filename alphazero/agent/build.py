@@ -1,11 +1,12 @@
-"""Building an agent: `play`, `engine`, `evaluate`, `curve`, the web board and training's gate
-all build theirs here, from a composed config.
+"""Building an agent: the one place `play`, `engine`, `evaluate`, `curve`, the web board and
+training's gate get theirs (`build`, from an AgentSpec; `build_agent` where a command starts
+from its settings).
 
-The advisors are the ones `game.advisors` turns on, built for the game the network was
-trained on; `search_alone=true` builds none, whatever the game's config says, so the agent is
-the network's search alone. A process that has not imported torch and plays on a CPU takes
-the network from the cache (alphazero.nn.network_cache) and never imports it; its path
-(`selfplay.precision`, `auto` by default) is chosen from the cached ONNX model.
+The advisors are the spec's, built for the game the network was trained on; a spec without
+advisors is the network's search alone. Where the network runs is chosen from the spec's
+device and precision (`network_runtime`), never from what the process happens to have
+imported: on a CPU a checkpoint's network runs from the cache (alphazero.nn.network_cache:
+its ONNX model through ONNX Runtime or OpenVINO, without torch), on CUDA through torch.
 """
 from __future__ import annotations
 
@@ -13,63 +14,64 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from alphazero.agent.agent import NetworkAgent, PureMCTSAgent
+from alphazero.agent.agent import Agent, NetworkAgent, PureMCTSAgent
+from alphazero.agent.spec import AgentSpec, agent_spec
 from alphazero.config.devices import device_name, select_device
 from alphazero.config.paths import PRETRAINED_DIR
 from alphazero.config.threads import chosen_threads, give_torch_threads
 from alphazero.nn import checkpoint
-from alphazero.nn.network_cache import cached_network, checkpoint_info, use_cache
+from alphazero.nn.network_cache import cached_network, checkpoint_info
 from alphazero.nn import openvino_session, precision as precisions
 from alphazero.nn.onnx_session import OnnxInference
 from alphazero.search.puct import SearchConfig
 from games import game_advisors, make_game
 from games.core.advice import Advisor
 
-
-def advisors_for(game, cfg: DictConfig) -> list[Advisor]:
-    """The advisors cfg turns on for `game` (validated by alphazero.config.settings), in the
-    order the config names them; none with `search_alone`."""
-    if cfg.get("search_alone", False):
-        return []
-    kinds = game_advisors(game.name)
-    return [kinds[name](game, setting)
-            for name, setting in (cfg.game.get("advisors") or {}).items() if setting]
+CACHED, TORCH = "cached ONNX model", "torch"  # where a checkpoint's network runs
 
 
-def build_agent(game, cfg: DictConfig, kind: str, checkpoint_path=None, seed: int = 0):
-    """`kind` 'az' (the network of a checkpoint, or the shipped one for this board) or 'pure'
-    (pure MCTS at cfg.pure.playouts)."""
-    if kind == "pure":
-        return PureMCTSAgent(game, cfg.pure.playouts, seed=seed)
-    path = checkpoint_path or default_checkpoint(game.name, game.params())
+def build(game, spec: AgentSpec, network=None) -> Agent:
+    """The agent `spec` describes for `game`. `network`: an Inference already running (the
+    network training holds, for its gate), instead of the spec's checkpoint."""
+    if spec.kind == "pure":
+        return PureMCTSAgent(game, spec.playouts, seed=spec.seed)
+    if network is not None:
+        return NetworkAgent(game, network, spec.simulations, SearchConfig.from_cfg(spec.search),
+                            advisors_for(game, spec), seed=spec.seed)
+    path = spec.checkpoint or default_checkpoint(game.name, game.params())
     if path is None:
         raise checkpoint.CheckpointError(
             f"no shipped network plays {game.name} with {checkpoint.describe_params(game.params())} "
             f"(the shipped {game.name} networks play: {shipped_boards(game.name)}); pass "
             "checkpoint=PATH or use player=pure.")
-    return network_agent(game, cfg, path, seed)
+    if network_runtime(spec) == CACHED:
+        cached = cached_network(path)
+        return _agent(game, spec, cached.info, path,
+                      lambda trained: cached_inference(cached.model, trained, spec.precision))
+    return checkpoint_agent(game, spec, checkpoint.load(path), path)
 
 
-def make_agent(game, cfg: DictConfig):
-    """A command's configured agent (play, the engine): cfg.player az (cfg.checkpoint, or
-    the shipped one) or pure."""
-    return build_agent(game, cfg, cfg.player, cfg.checkpoint, seed=cfg.seed)
+def build_agent(game, cfg: DictConfig, kind: str | None = None, checkpoint_path=None,
+                seed: int | None = None) -> Agent:
+    """A command's agent from its settings (agent_spec): `kind` az or pure (default the
+    tree's `player`), `checkpoint_path` (default the tree's `checkpoint`)."""
+    return build(game, agent_spec(cfg, kind, checkpoint_path, seed))
 
 
-def network_agent(game, cfg: DictConfig, path, seed: int = 0) -> NetworkAgent:
-    """The agent of the network in checkpoint file `path`, as `checkpoint_agent` builds it."""
-    precision = cfg.selfplay.precision
-    if use_cache() and device_name(cfg.device) == "cpu" and runs_cached(precision):
-        network = cached_network(path)
-        return _agent(game, cfg, network.info, path, seed,
-                      lambda trained_game: cached_inference(network.model, trained_game, precision))
-    return checkpoint_agent(game, cfg, checkpoint.load(path), path, seed)
+def network_runtime(spec: AgentSpec) -> str:
+    """Where a checkpoint's network runs: from the cache on a CPU, in a precision a runtime
+    without torch offers (bfloat16 needs OpenVINO), unless the spec asks for torch; else
+    through torch."""
+    without_torch = spec.runtime == "auto" and (spec.precision in ("auto", "float32") or (
+        spec.precision == "bfloat16" and openvino_session.available()))
+    return CACHED if device_name(spec.device) == "cpu" and without_torch else TORCH
 
 
-def runs_cached(precision: str) -> bool:
-    """Whether a cached network runs in `precision` without torch (bfloat16 needs OpenVINO)."""
-    return precision in ("auto", "float32") or (precision == "bfloat16"
-                                                 and openvino_session.available())
+def advisors_for(game, spec: AgentSpec) -> list[Advisor]:
+    """The spec's advisors for `game` (validated by alphazero.config.settings), in the order
+    the settings name them."""
+    kinds = game_advisors(game.name)
+    return [kinds[name](game, setting) for name, setting in spec.advisors.items()]
 
 
 def cached_inference(model: bytes, trained_game, precision: str) -> OnnxInference:
@@ -84,26 +86,26 @@ def cached_inference(model: bytes, trained_game, precision: str) -> OnnxInferenc
     return OnnxInference(precisions.cpu_runner(model, path, threads, choice.from_batch), *path)
 
 
-def checkpoint_agent(game, cfg: DictConfig, saved: dict, path, seed: int = 0) -> NetworkAgent:
-    """The agent of a loaded checkpoint, searched as cfg says (with the discount the network
-    was trained with unless cfg gives one). A network trained on a range of boards searches
-    `game`'s positions as the game it was trained on (same states, its own input size)."""
+def checkpoint_agent(game, spec: AgentSpec, saved: dict, path) -> NetworkAgent:
+    """The agent of a loaded checkpoint, run through torch."""
     def inference(trained_game):
         from alphazero.nn.network import checkpoint_inference
         give_torch_threads()  # the count this process chose, if torch came after it
-        return checkpoint_inference(saved, trained_game, select_device(cfg.device),
-                                    cfg.selfplay.precision)
-    return _agent(game, cfg, saved, path, seed, inference)
+        return checkpoint_inference(saved, trained_game, select_device(spec.device),
+                                    spec.precision, spec.runtime)
+    return _agent(game, spec, saved, path, inference)
 
 
-def _agent(game, cfg: DictConfig, saved: dict, path, seed: int, inference) -> NetworkAgent:
+def _agent(game, spec: AgentSpec, saved: dict, path, inference) -> NetworkAgent:
     """`saved`: a checkpoint's entries (its tensors need not be there); `inference(trained
-    game)`: its network ready for the search."""
+    game)`: its network ready for the search. It searches with the discount the network was
+    trained with unless the spec gives one; a network trained on a range of boards searches
+    `game`'s positions as the game it was trained on (same states, its own input size)."""
     checkpoint.check_plays(saved, game, path)
     trained_game = make_game(game.name, **saved["game_params"])
-    return NetworkAgent(game, inference(trained_game), cfg.mcts.simulations,
-                        SearchConfig.from_cfg(cfg.mcts, trained_discount(saved)),
-                        advisors_for(trained_game, cfg), seed=seed, trained_game=trained_game)
+    return NetworkAgent(game, inference(trained_game), spec.simulations,
+                        SearchConfig.from_cfg(spec.search, trained_discount(saved)),
+                        advisors_for(trained_game, spec), seed=spec.seed, trained_game=trained_game)
 
 
 def trained_discount(saved: dict) -> float:

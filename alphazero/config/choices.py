@@ -2,6 +2,8 @@
 
 Hydra answers `game=chess` with several lines about its search path; a user gets one
 sentence instead, naming the choices, and exit code 2, like every other bad setting.
+`game=openspiel:SPEC` (one of OpenSpiel's games, games.openspiel) is no file of conf/game/:
+it stands for `game=openspiel game.params.game='SPEC'` (`expand_game_choice`).
 """
 from __future__ import annotations
 
@@ -10,6 +12,20 @@ import sys
 from alphazero.config.paths import CONF_DIR
 
 GROUPS = ("game", "model", "pool", "recipe")
+OPENSPIEL_PREFIX = "openspiel:"
+
+
+def expand_game_choice(argv: list[str]) -> list[str]:
+    """argv with `game=openspiel:SPEC` written as the config group and parameter it stands for."""
+    expanded = []
+    for argument in argv:
+        key, _, value = argument.partition("=")
+        if key == "game" and value.startswith(OPENSPIEL_PREFIX):
+            spec = value[len(OPENSPIEL_PREFIX):].replace("'", "")
+            expanded += ["game=openspiel", f"game.params.game='{spec}'"]
+        else:
+            expanded.append(argument)
+    return expanded
 
 
 def check_group_choices(argv: list[str]) -> None:

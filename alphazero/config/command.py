@@ -1,7 +1,8 @@
-"""How the commands that need no run folder (play, engine, export, serve) start: their tree
-of conf/ composed with the command line's overrides, a note on stderr where a first start
-compiles kernels, and a user's mistake told in one sentence on stderr with exit code 2
-instead of a traceback.
+"""How every command starts (train, evaluate, curve, play, engine, serve, export, bench):
+its tree of conf/ composed with the command line's overrides, a note on stderr where a first
+start compiles kernels, and a user's mistake told in one sentence on stderr with exit code 2
+instead of a traceback; the commands that write results get their folder here
+(`output_folder`: `out_dir`, or runs/<game>/...).
 
 They compose with Hydra's compose API rather than @hydra.main (alphazero.config.compose, whose
 cache spares even Hydra's import): the same overrides, about a second less at every start
@@ -12,14 +13,16 @@ it by name like any setting it lacks).
 from __future__ import annotations
 
 import sys
+from datetime import datetime
+from pathlib import Path
 from typing import Callable
 
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
-from alphazero.config.choices import check_group_choices
-from alphazero.config.command_line import flat_keys, no_such_setting
-from alphazero.config.compose import compose_config
+from alphazero.config.choices import check_group_choices, expand_game_choice
+from alphazero.config.command_line import composition_error
+from alphazero.config.compose import composition
 from alphazero.config.errors import ConfigError
 from games.core.compile_note import tell_first_compilation
 
@@ -27,19 +30,31 @@ from games.core.compile_note import tell_first_compilation
 def command_config(config_name: str, argv: list[str]) -> DictConfig:
     """conf/<config_name>.yaml with the command line's overrides, or a ConfigError. From
     here on a first start's Numba compilation says so on stderr."""
+    return command_tree(config_name, argv)[0]
+
+
+def command_tree(config_name: str, argv: list[str]) -> tuple[DictConfig, str | None]:
+    """`command_config`, and the conf/game/ file the tree took (what names a run's folders)."""
     tell_first_compilation()
+    argv = expand_game_choice(argv)
     check_group_choices(argv)
     try:
-        return compose_config(config_name, argv)
+        return composition(config_name, argv)
     except Exception as error:
-        from hydra.errors import ConfigCompositionException, HydraException  # imported by then
+        from hydra.errors import HydraException  # imported by then
         if not isinstance(error, (HydraException, OmegaConfBaseException)):
             raise
-        if isinstance(error, ConfigCompositionException) and "not in struct" in str(error.__cause__):
-            key = getattr(error.__cause__, "full_key", None) or str(error).split("'")[1]
-            known = flat_keys(compose_config(config_name, []))
-            raise ConfigError(no_such_setting(config_name, key, known)) from None
-        raise ConfigError(f"bad setting: {str(error).splitlines()[0]}") from None
+        raise ConfigError(composition_error(config_name, error)) from None
+
+
+def output_folder(out_dir: str | None, game_choice: str | None, *below: str) -> Path:
+    """Where a command writes its results: `out_dir` as the user gave it, else
+    runs/<game>/[below/]<date and time> (to the microsecond: two commands started in the same
+    second never share a folder)."""
+    if out_dir:
+        return Path(out_dir)
+    stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S.%f")
+    return Path("runs", game_choice or "game", *below, stamp)
 
 
 def run_or_exit(session: Callable[[], None]) -> None:

@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import (ConfigAttributeError, ConfigKeyError, OmegaConfBaseException,
+                              ValidationError)
 
-from alphazero.config.choices import GROUPS, check_group_choices
+from alphazero.config import schema
+from alphazero.config.choices import GROUPS, check_group_choices, expand_game_choice
 from alphazero.config.compose import compose_config
 from alphazero.config.errors import ConfigError
 from alphazero.config.paths import CONF_DIR
@@ -67,14 +70,16 @@ def text_input() -> TextIO:
 
 
 def check_command_line(command: str, config_name: str, argv: list[str]) -> None:
-    """Help, or exit 2 on a group choice or a setting the command lacks; returns when the
-    command line is good to run."""
+    """Help, or exit 2 on a group choice or a setting the command lacks (or given a value of
+    the wrong type); returns when the command line is good to run."""
+    argv = expand_game_choice(argv)  # game=openspiel:SPEC (alphazero.config.choices)
     if any(word in HELP_FLAGS for word in argv):
         print(usage_text(command, config_name, argv))
         sys.exit(0)
     check_group_choices(argv)
     try:
         unknown_setting(command, config_name, argv)
+        typed_setting(config_name, argv)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
@@ -84,7 +89,7 @@ def unknown_setting(command: str, config_name: str, argv: list[str]) -> None:
     """A ConfigError naming the first setting of argv that conf/<config_name>.yaml lacks,
     with the closest it has. `+key=value` counts as the key: a misspelled key must not be
     added silently (a config group such as `+recipe=quick` may be added)."""
-    plain = [word for word in argv if not word.startswith("hydra.") and "=" in word]
+    plain = [word for word in argv if "=" in word]
     base = [word for word in plain if not word.startswith("+")]
     cfg = compose_config(config_name, [w for w in base if w.partition("=")[0] in GROUPS])
     known = flat_keys(cfg)
@@ -93,6 +98,31 @@ def unknown_setting(command: str, config_name: str, argv: list[str]) -> None:
         if key in GROUPS or key in known:
             continue
         raise ConfigError(no_such_setting(command, key, known))
+
+
+def composition_error(config_name: str, error: Exception) -> str:
+    """Hydra's refusal of an override as one sentence: a setting the command lacks (with the
+    closest it has), or a value of the wrong type (with what the setting takes)."""
+    cause = error.__cause__ or error
+    key = getattr(cause, "full_key", None)
+    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) or "not in struct" in str(cause):
+        key = key or str(error).split("'")[1]
+        known = flat_keys(compose_config(config_name, []))
+        return no_such_setting(config_name, key, known)
+    if isinstance(cause, ValidationError) and key:
+        value = str(cause).split("'")[1] if "'" in str(cause) else "?"
+        return f"{key} must be {schema.type_words(key)}, not '{value}'."
+    return f"bad setting: {str(error).splitlines()[0]}"
+
+
+def typed_setting(config_name: str, argv: list[str]) -> None:
+    """A ConfigError where a value does not fit its setting's type (alphazero.config.schema),
+    so that every command refuses it in one sentence before it starts."""
+    from hydra.errors import HydraException
+    try:
+        compose_config(config_name, argv)
+    except (HydraException, OmegaConfBaseException) as error:
+        raise ConfigError(composition_error(config_name, error)) from None
 
 
 def no_such_setting(command: str, key: str, known: list[str]) -> str:
@@ -129,7 +159,6 @@ def usage_text(command: str, config_name: str, argv: list[str]) -> str:
     if "game" in cfg:
         games = ", ".join(sorted(path.stem for path in (CONF_DIR / "game").glob("*.yaml")))
         lines.append(f"games (game=NAME): {games}")
-    files = f"conf/{config_name}.yaml" + (" on conf/config.yaml" if config_name != "config"
-                                          and "mcts" in cfg else "")
-    lines.append(f"every setting, with its meaning: {files}; the reference: {usage.reference}")
+    lines.append(f"every setting, with its default and meaning: docs/settings.md; the "
+                 f"guide: {usage.reference}")
     return "\n".join(lines)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from omegaconf import DictConfig, OmegaConf
 
+from alphazero.config.choices import OPENSPIEL_PREFIX
 from alphazero.config.compose import compose_config
 from alphazero.config.paths import CONF_DIR
 from games import GameError, game_names, make_game
@@ -64,8 +65,10 @@ def advisors_of(game, presets: dict[str, Preset]) -> dict:
 
 def named_game(key: str, **params):
     """The game `game=KEY` names on every command: a registered game with its own defaults,
-    or a conf/game/ file's game with that file's parameters (connect4_classic: Connect-4 on
-    6x7); `params` override them."""
+    a conf/game/ file's game with that file's parameters (connect4_classic: Connect-4 on
+    6x7), or one of OpenSpiel's (openspiel:hex(board_size=9)); `params` override them."""
+    if key.startswith(OPENSPIEL_PREFIX):
+        return make_game("openspiel", **{"game": key[len(OPENSPIEL_PREFIX):], **params})
     if key in game_names():
         return make_game(key, **params)
     if (CONF_DIR / "game" / f"{key}.yaml").is_file():

@@ -8,6 +8,7 @@ import os
 
 from omegaconf import DictConfig, OmegaConf
 
+from alphazero.config import schema
 from alphazero.config.compose import compose_config
 from alphazero.config.devices import check_precision, device_name
 from alphazero.config.errors import ConfigError
@@ -15,79 +16,74 @@ from games import Game, game_advisors, make_game
 
 
 POOL_KINDS = ("local", "ray")
-OPTIMIZERS = ("adam", "sgd")
-TRAIN_PRECISIONS = ("auto", "float32", "bfloat16")  # train.precision (alphazero.train.trainer)
-SOLVER_KINDS = ("random", "early", "selfplay", "stages")  # evaluate's solver_kind (alphazero.evaluate.judges)
+OPTIMIZERS = schema.choices(schema.TrainSettings, "train.optimizer")
+SOLVER_KINDS = schema.choices(schema.EvaluateSettings, "solver_kind")
 SEATS = ("first", "second")  # play's human
-CURVE_MODES = ("winrate", "elo")  # curve's curve.mode (alphazero.curve)
 GTP_OPPONENT = "gtp:"  # evaluate's and curve's opponent=gtp:COMMAND (alphazero.evaluate.gtp)
-SERVE_BOUNDS = {"port": (0, 65535), "max_sessions": (1, 100_000), "max_simulations": (1, 1_000_000)}
-
-
-# (config key, lowest allowed value) for every number that must be positive or non-negative
-# (a search's first simulation only expands the root: a move needs at least a second)
-_BOUNDS = [("game.play_simulations", 2), ("mcts.simulations", 2), ("mcts.c_puct", 0),
-           ("mcts.dirichlet_epsilon", 0), ("mcts.arena_factor", 1),
-           ("selfplay.games_in_parallel", 1), ("selfplay.temperature_moves", 0),
-           ("selfplay.fast_simulations", 2),
-           ("replay.capacity", 1), ("train.positions_per_round", 1), ("train.sample_ratio", 0),
-           ("train.min_replay", 0), ("train.batch_size", 1), ("train.lr", 0), ("train.l2", 0),
-           ("train.checkpoint_minutes", 0), ("train.kept_games_mb", 0),
-           ("eval.interval", 0), ("eval.games", 1),
-           ("eval.start_level", 1), ("eval.level_step", 0), ("eval.threshold", 0)]
-# keys that may be null (off) or else a number of at least this
-_NULL_OR_BOUNDS = [("eval.simulations", 2), ("train.max_games", 1), ("train.max_minutes", 0)]
 
 
 def validate(cfg: DictConfig) -> None:
-    for key, low in _BOUNDS:
-        value = OmegaConf.select(cfg, key)
-        if not _is_number(value) or value < low:
-            raise ConfigError(f"{key} must be a number of at least {low}, not {value!r}.")
-    for key, low in _NULL_OR_BOUNDS:
-        value = OmegaConf.select(cfg, key)
-        if value is not None and (not _is_number(value) or value < low):
-            raise ConfigError(f"{key} must be null or a number of at least {low}, not {value!r}.")
-    for key, may_be_null in (("selfplay.full_search_share", False), ("mcts.discount", True)):
-        value = OmegaConf.select(cfg, key)
-        if not (value is None and may_be_null) and not (_is_number(value) and 0 < value <= 1):
-            raise ConfigError(f"{key} must be above 0 and at most 1, not {value!r}.")
-    for key in ("selfplay.q_share", "selfplay.opening_share"):
-        value = OmegaConf.select(cfg, key)
-        if not (_is_number(value) and 0 <= value <= 1):
-            raise ConfigError(f"{key} must be a number from 0 to 1, not {value!r}.")
-    if cfg.mcts.dirichlet_epsilon > 1:
-        raise ConfigError(f"mcts.dirichlet_epsilon must be between 0 and 1, not {cfg.mcts.dirichlet_epsilon}.")
+    """Every setting of a command's tree against its type and range (alphazero.config.schema),
+    then what no single setting says (the advisors, the model's sizes, the pool, ...)."""
+    check_settings(cfg)
     validate_lr_schedule(cfg.train.lr_schedule)
-    snapshot_games = cfg.train.snapshot_games
-    if snapshot_games is not None and not (_is_count(snapshot_games) and snapshot_games > 0):
-        raise ConfigError(f"train.snapshot_games must be null or a number of games of at least 1, "
-                          f"not {snapshot_games!r}.")
     validate_model(cfg.model)
     validate_agent(cfg)
     validate_command_options(cfg)
     validate_threads(cfg.threads)
-    if cfg.eval.gate not in ("pure", "previous"):
-        raise ConfigError(f"eval.gate must be pure or previous, not {cfg.eval.gate!r}.")
-    if cfg.eval.threshold > 1:
-        raise ConfigError(f"eval.threshold must be a score from 0 to 1, not {cfg.eval.threshold}.")
-    if cfg.train.precision not in TRAIN_PRECISIONS:
-        raise ConfigError(f"train.precision must be one of {', '.join(TRAIN_PRECISIONS)}, not "
-                          f"{cfg.train.precision!r}.")
-    if cfg.train.optimizer not in OPTIMIZERS:
-        raise ConfigError(f"train.optimizer must be one of {', '.join(OPTIMIZERS)}, not "
-                          f"{cfg.train.optimizer!r}.")
     check_precision(cfg.selfplay.precision, device_name(cfg.device))
-    for key in ("eval.opening_plies", "selfplay.opening_plies"):
-        value = OmegaConf.select(cfg, key)
-        if not _is_count(value):
-            raise ConfigError(f"{key} must be a whole number of at least 0, not {value!r}.")
     worker_count(cfg.selfplay.workers)
     validate_pool(cfg.pool, cfg.selfplay.workers)
     devices = ddp_devices(cfg.train.ddp)
     if devices and cfg.train.batch_size % len(devices):
         raise ConfigError(f"train.batch_size ({cfg.train.batch_size}) must split evenly over "
                           f"the {len(devices)} devices of train.ddp.")
+
+
+def check_settings(cfg: DictConfig) -> None:
+    """Each setting of the tree that the schema types: its type, range and choices, one
+    sentence for the first one wrong."""
+    for root in schema.ROOTS.values():
+        hints = _hints(root)
+        for key, field in schema.leaves(root):
+            value = OmegaConf.select(cfg, key, default=_ABSENT)
+            if value is not _ABSENT:
+                check_setting(key, value, hints[key], field.metadata)
+
+
+_ABSENT = object()
+
+
+def check_setting(key: str, value, kind: str, meta: dict) -> None:
+    nullable = kind.startswith("Optional[")
+    if value is None and nullable:
+        return
+    base = kind.removeprefix("Optional[").removesuffix("]") if nullable else kind
+    words = {"int": "a whole number", "float": "a number", "bool": "true or false",
+             "str": "a word"}.get(base)
+    if meta.get("choices"):
+        if value not in meta["choices"]:
+            raise ConfigError(f"{key} must be one of {', '.join(meta['choices'])}, not {value!r}.")
+        return
+    fits = {"int": _is_whole, "float": _is_number, "bool": _is_bool,
+            "str": lambda v: isinstance(v, str)}.get(base, lambda v: True)(value)
+    low, high, above = meta.get("low"), meta.get("high"), meta.get("above")
+    in_range = fits and (low is None or value >= low) and (high is None or value <= high) and (
+        above is None or value > above)
+    if not in_range:
+        bounds = [f"at least {low}" if low is not None else "",
+                  f"above {above}" if above is not None else "",
+                  f"at most {high}" if high is not None else ""]
+        bounds = " and ".join(b for b in bounds if b)
+        null = "null or " if nullable else ""
+        raise ConfigError(f"{key} must be {null}{words or 'a value'}"
+                          f"{' ' + bounds if bounds else ''}, not {value!r}.")
+
+
+@functools.cache
+def _hints(root) -> dict[str, str]:
+    """Each dotted key's type, as written in the schema ("int", "Optional[float]", ...)."""
+    return {key: str(field.type) for key, field in schema.leaves(root)}
 
 
 def validate_training(cfg: DictConfig) -> None:
@@ -100,10 +96,8 @@ def validate_training(cfg: DictConfig) -> None:
 
 
 def validate_agent(cfg: DictConfig) -> None:
-    """The agent's settings: `search_alone`, the advisors of `game.advisors` (each one its
-    game offers, games.game_advisors, with a setting it accepts) and pure MCTS's playouts."""
-    if not isinstance(cfg.get("search_alone", False), bool):
-        raise ConfigError(f"search_alone must be true or false, not {cfg.search_alone!r}.")
+    """The advisors of `game.advisors`: each one its game offers (games.game_advisors), with
+    a setting it accepts."""
     offered = game_advisors(cfg.game.name)
     advisors = cfg.game.get("advisors") or {}
     if not OmegaConf.is_dict(advisors) and not isinstance(advisors, dict):
@@ -116,15 +110,11 @@ def validate_agent(cfg: DictConfig) -> None:
         if not offered[name].accepts(setting):
             raise ConfigError(f"game.advisors.{name} must be {offered[name].setting}, not "
                               f"{setting!r}.")
-    playouts = OmegaConf.select(cfg, "pure.playouts")
-    if "pure" in cfg and not (_is_count(playouts) and playouts > 0):
-        raise ConfigError(f"pure.playouts must be a whole number of at least 1, not {playouts!r}.")
 
 
 def validate_command_options(cfg: DictConfig) -> None:
-    """The options of one command's tree (conf/play.yaml, evaluate.yaml, curve.yaml), where
-    they are present: the ladder's levels, a GTP opponent's command and time limits, the
-    solver measure's positions, the curve's mode, the human's seat."""
+    """What the schema cannot say of one command's options, where they are present: the
+    ladder's levels, a GTP opponent's command, the solver's plies, the curve's even games."""
     levels = OmegaConf.select(cfg, "eval.levels")
     alone = bool(cfg.get("solver_positions"))  # the solver measure may go without a ladder
     if (not _is_list(levels) or not (levels or alone)
@@ -136,45 +126,19 @@ def validate_command_options(cfg: DictConfig) -> None:
             and not opponent[len(GTP_OPPONENT):].strip()):
         raise ConfigError("opponent=gtp: needs the program's command after gtp:, such as "
                           "\"opponent='gtp:gtp-rhino --level=3'\".")
-    for key in ("gtp.move_seconds", "gtp.start_seconds"):
-        value = OmegaConf.select(cfg, key)
-        if "gtp" in cfg and not (_is_number(value) and value > 0):
-            raise ConfigError(f"{key} must be a number of seconds above 0, not {value!r}.")
-    if "solver_positions" in cfg:
-        if not _is_count(cfg.solver_positions):
-            raise ConfigError(f"solver_positions must be a number of positions, not "
-                              f"{cfg.solver_positions!r}.")
-        if cfg.solver_kind not in SOLVER_KINDS:
-            raise ConfigError(f"solver_kind must be one of {', '.join(SOLVER_KINDS)}, not "
-                              f"{cfg.solver_kind!r}.")
+    if "solver_plies" in cfg:
         plies = cfg.solver_plies
         if not (_is_list(plies) and len(plies) == 2 and all(_is_count(x) for x in plies)
                 and plies[0] <= plies[1]):
             raise ConfigError(f"solver_plies must be [fewest, most] random moves, not {plies!r}.")
-    if "curve" in cfg:
-        validate_curve(cfg.curve)
-    if "human" in cfg and cfg.human not in SEATS:
-        raise ConfigError(f"human must be first or second, not {cfg.human!r}.")
-
-
-def validate_curve(curve: DictConfig) -> None:
-    """The learning curve's mode and its Elo ladder's matches (conf/curve.yaml)."""
-    if curve.mode not in CURVE_MODES:
-        raise ConfigError(f"curve.mode must be one of {', '.join(CURVE_MODES)}, not {curve.mode!r}.")
-    if not (_is_count(curve.games) and curve.games >= 2 and curve.games % 2 == 0):
+    if "curve" in cfg and cfg.curve.games % 2:
         raise ConfigError(f"curve.games must be an even number of games of at least 2 (each "
-                          f"opening is played with both colours), not {curve.games!r}.")
-    if not _is_count(curve.opening_plies):
-        raise ConfigError(f"curve.opening_plies must be a whole number of at least 0, not "
-                          f"{curve.opening_plies!r}.")
+                          f"opening is played with both colours), not {cfg.curve.games!r}.")
 
 
 def validate_serve(cfg: DictConfig) -> None:
     """The web board's own tree (conf/serve.yaml)."""
-    for key, (low, high) in SERVE_BOUNDS.items():
-        value = cfg[key]
-        if not (_is_count(value) and low <= value <= high):
-            raise ConfigError(f"{key} must be a whole number from {low} to {high}, not {value!r}.")
+    check_settings(cfg)
     validate_threads(cfg.threads)
     device_name(cfg.device)
 
@@ -266,6 +230,10 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _is_whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _is_count(value) -> bool:
     """A whole number of at least 0 (not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
@@ -320,6 +288,6 @@ def _default_tree() -> DictConfig:
 
 
 def default_config() -> DictConfig:
-    """conf/config.yaml composed with no overrides (a fresh copy): the one source of every
+    """The training tree composed with no overrides (a fresh copy): every
     default, for code and tests that build a component without a command line."""
     return copy.deepcopy(_default_tree())

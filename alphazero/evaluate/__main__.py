@@ -7,4 +7,4 @@ check_command_line("evaluate", "evaluate", sys.argv[1:])  # before the imports o
 
 from alphazero.evaluate.command import main  # noqa: E402
 
-main()
+main(sys.argv[1:])

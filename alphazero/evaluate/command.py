@@ -17,8 +17,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.evaluate import judges
@@ -28,9 +26,9 @@ from alphazero.evaluate.table import format_program_line, format_table
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate
-from alphazero.config.paths import CONF_DIR
-from alphazero.agent.agent import PureMCTSAgent
-from alphazero.agent.build import build_agent
+from alphazero.agent.build import build, build_agent
+from alphazero.agent.spec import AgentSpec, agent_spec
+from alphazero.config.command import command_tree, output_folder
 from alphazero.config.threads import use_search_threads
 from games import GameError
 
@@ -40,10 +38,8 @@ def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
     (where `player` has advisors) and of pure MCTS at each level."""
     players = [("checkpoint", player)]
     if player.advisors:
-        alone = OmegaConf.merge(cfg, {"search_alone": True})
-        players.append(("checkpoint, search alone",
-                        build_agent(game, alone, "az", cfg.checkpoint, seed=cfg.seed)))
-    players += [(f"pure MCTS {level}", PureMCTSAgent(game, level, seed=cfg.seed + level))
+        players.append(("checkpoint, search alone", build(game, agent_spec(cfg, "az").alone())))
+    players += [(f"pure MCTS {level}", build(game, AgentSpec.pure_mcts(level, cfg.seed + level)))
                 for level in levels]
     if cfg.solver_kind == "stages":
         sets = judges.stage_sets(game, cfg.solver_positions)
@@ -99,13 +95,16 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
     return report
 
 
-@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="evaluate")
-def main(cfg: DictConfig) -> None:
-    out_dir = Path(HydraConfig.get().runtime.output_dir)
+def main(argv: list[str]) -> None:
+    """`python -m alphazero.evaluate ARGV` (its __main__ checks the command line first)."""
+    out_dir = None
     try:
+        cfg, game_choice = command_tree("evaluate", argv)
+        out_dir = output_folder(cfg.out_dir, game_choice, "evaluate")
         report = run(cfg, out_dir)
     except (ConfigError, GameError, checkpoint.CheckpointError) as error:
-        checkpoint.discard_run_folder(out_dir)  # ladder.json is written last: nothing to keep
+        if out_dir is not None:
+            checkpoint.discard_run_folder(out_dir)  # ladder.json is written last: nothing to keep
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     rows = report["rows"]

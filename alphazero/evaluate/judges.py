@@ -30,7 +30,8 @@ import numpy as np
 
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import SOLVER_KINDS
-from alphazero.agent.agent import PureMCTSAgent
+from alphazero.agent.build import build
+from alphazero.agent.spec import AgentSpec
 from games import GAMES, ONGOING, GameError, game_judge
 
 SELFPLAY_PLAYOUTS = 1000
@@ -62,7 +63,7 @@ def solved_positions(game, count: int, kind: str, plies: tuple[int, int], seed: 
     judge = make_judge(game, kind)
     targets = judge.targets(kind, plies)
     rng = np.random.default_rng(seed)
-    mcts = PureMCTSAgent(game, SELFPLAY_PLAYOUTS, seed=seed) if kind == "selfplay" else None
+    mcts = build(game, AgentSpec.pure_mcts(SELFPLAY_PLAYOUTS, seed)) if kind == "selfplay" else None
     states, values, seen = [], [], set()
     attempts = 0
     while len(states) < count:

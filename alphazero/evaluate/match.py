@@ -16,7 +16,8 @@ from tqdm import tqdm
 
 from alphazero.config.errors import ConfigError
 from alphazero.search.openings import random_opening_moves
-from alphazero.agent.agent import PureMCTSAgent
+from alphazero.agent.build import build
+from alphazero.agent.spec import AgentSpec
 from games import DRAW, FIRST_WON, ONGOING
 
 
@@ -131,51 +132,53 @@ def play_match(game, player, opponent, games: int, seed: int = 0, progress=None,
                        tuple(int((kind & player_first).sum()) for kind in (won, drawn, lost)))
 
 
-class Gate:
-    """Decides when the training network becomes `best`.
+@dataclass(frozen=True)
+class GateState:
+    """Where the gate stands: the pure-MCTS level it plays, and the best win rate a network
+    has had there (at first 0: a network without a win is never best)."""
+    level: int
+    best_rate: float = 0.0
 
-    gate='pure' (the seed design's rule): play pure MCTS at the current level; a clean sweep
-    saves best and raises the level by level_step (no cap); a win rate above the best so far
-    at this level (at first 0: a net without a win is never best) also saves best.
-    gate='previous' (AlphaGo Zero's rule): play the current best network; a score
-    (wins + draws/2) of at least `threshold` replaces it.
+
+def gate_match(game, eval_cfg: DictConfig, state: GateState, player, best_player=None,
+               seed: int = 0) -> MatchResult | None:
+    """The gating match: `player` against pure MCTS at the state's level (gate=pure), or
+    against the best network (gate=previous; None while there is none yet)."""
+    if eval_cfg.gate == "previous":
+        opponent = best_player
+    else:
+        opponent = build(game, AgentSpec.pure_mcts(state.level, seed=seed))
+    if opponent is None:
+        return None
+    return play_match(game, player, opponent, eval_cfg.games, seed,
+                      opening_plies=eval_cfg.opening_plies)
+
+
+def gate_verdict(eval_cfg: DictConfig, state: GateState,
+                 result: MatchResult | None) -> tuple[GateState, bool]:
+    """The gate's next state, and whether the network becomes `best`.
+
+    gate='pure' (the seed design's rule): a clean sweep raises the level by level_step (no
+    cap) and makes it best; a win rate above the best so far at this level also makes it
+    best. gate='previous' (AlphaGo Zero's rule): a score (wins + draws/2) of at least
+    `threshold` against the best network replaces it; the first network is best at once.
     """
-
-    def __init__(self, game, eval_cfg: DictConfig, level: int | None = None,
-                 best_rate: float = 0.0, seed: int = 0):
-        self.game = game
-        self.cfg = eval_cfg
-        self.level = eval_cfg.start_level if level is None else level
-        self.best_rate = best_rate
-        self.seed = seed
-
-    def evaluate(self, player, best_player=None) -> tuple[MatchResult, bool]:
-        """Play the gating match; returns the result and whether `player` became best."""
-        self.seed += 1
-        if self.cfg.gate == "previous":
-            if best_player is None:
-                return MatchResult(0, 0, 0, 0), True
-            result = play_match(self.game, player, best_player, self.cfg.games, self.seed,
-                                opening_plies=self.cfg.opening_plies)
-            return result, result.score >= self.cfg.threshold
-        opponent = PureMCTSAgent(self.game, self.level, seed=self.seed)
-        result = play_match(self.game, player, opponent, self.cfg.games, self.seed,
-                            opening_plies=self.cfg.opening_plies)
-        if result.wins == result.games:
-            self.level += self.cfg.level_step
-            self.best_rate = 0.0
-            return result, True
-        if result.win_rate > self.best_rate:
-            self.best_rate = result.win_rate
-            return result, True
-        return result, False
+    if result is None:
+        return state, True
+    if eval_cfg.gate == "previous":
+        return state, result.score >= eval_cfg.threshold
+    if result.wins == result.games:
+        return GateState(state.level + eval_cfg.level_step, 0.0), True
+    if result.win_rate > state.best_rate:
+        return GateState(state.level, result.win_rate), True
+    return state, False
 
 
 def ladder(game, player, levels, games: int, seed: int = 0, opening_plies: int = 0) -> list[dict]:
     rows = []
     for level in levels:
         with tqdm(total=games, desc=f"vs pure MCTS {level}", unit="game", leave=False) as bar:
-            result = play_match(game, player, PureMCTSAgent(game, level, seed=seed + level),
+            result = play_match(game, player, build(game, AgentSpec.pure_mcts(level, seed + level)),
                                 games, seed, bar, opening_plies)
         rows.append(result_row(f"pure MCTS {level}", result) | {"level": level})
     return rows

@@ -138,10 +138,15 @@ def check_plays(checkpoint: dict, game, path) -> None:
     """Refuse a checkpoint whose network cannot play `game`'s boards (Game.played_by), in
     one sentence that says which boards it plays."""
     trained = checkpoint.get("game_params")
-    if checkpoint.get("game") != game.name or not game.played_by(trained):
+    if not plays(checkpoint, game):
         raise CheckpointError(f"the network in {path} plays {checkpoint.get('game')} with "
                               f"{describe_params(trained)}, not {game.name} with "
                               f"{describe_params(game.params())}.")
+
+
+def plays(checkpoint: dict, game) -> bool:
+    """Whether the network of `checkpoint` (its entries, tensors or not) plays `game`'s boards."""
+    return checkpoint.get("game") == game.name and game.played_by(checkpoint.get("game_params"))
 
 
 def describe_params(params) -> str:

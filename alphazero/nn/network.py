@@ -328,22 +328,23 @@ def measure_inference(model: nn.Module, spec, batch: int, precision: str = "floa
 
 
 def build_inference(kind: str, game, sizes: dict, device: torch.device, precision: str,
-                    weights: dict | None = None) -> Inference:
+                    weights: dict | None = None, runtime: str = "auto") -> Inference:
     """A `kind` network of `sizes` for `game` on `device`, with `weights` (a state dict) if
     given, ready for the search: every place that runs a network builds it here. `auto`
-    precision is chosen with these weights and said once on stderr."""
+    precision is chosen with these weights and said once on stderr; `runtime` as Inference
+    takes it."""
     model = build_model(kind, game, **sizes)
     if weights is not None:
         model.load_state_dict(weights)
     precision, choice = resolve_precision(precision, model, game, device)
     if choice is None:
-        return Inference(model.to(device), device, precision)
+        return Inference(model.to(device), device, precision, runtime)
     precisions.say_once(choice)
-    return Inference(model.to(device), device, precision, from_batch=choice.from_batch)
+    return Inference(model.to(device), device, precision, runtime, from_batch=choice.from_batch)
 
 
-def checkpoint_inference(saved: dict, game, device: torch.device,
-                         precision: str = "float32") -> Inference:
+def checkpoint_inference(saved: dict, game, device: torch.device, precision: str = "float32",
+                         runtime: str = "auto") -> Inference:
     """A loaded checkpoint's network (alphazero.nn.checkpoint.load), ready for the search."""
     return build_inference(saved["model_kind"], game, saved["model_sizes"], device, precision,
-                           saved["model"])
+                           saved["model"], runtime)

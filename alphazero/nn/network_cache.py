@@ -7,13 +7,11 @@ network (2 s, most of it importing onnx): only the first start with a checkpoint
 The key also hashes the network's code (network.py, onnx_runtime.py), so a change to it
 makes every entry stale. The cache keeps the MOST_ENTRIES networks used last.
 
-A process that had imported torch before its first checkpoint (training, evaluate, curve,
-the tests) would save little and reads checkpoints that change (training's best.pt): it loads
-them itself (`use_cache`).
+Every agent on a CPU runs its checkpoint from here (alphazero.agent.build.network_runtime
+says where a network runs), whatever the process imported before.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -37,17 +35,9 @@ class CachedNetwork:
     model: bytes  # its network as an ONNX model (alphazero.nn.onnx_runtime.export_model)
 
 
-@functools.cache
-def use_cache() -> bool:
-    """Decided at the first checkpoint a process reads: whether torch was not imported yet
-    (preparing a network imports it, and the rest of that first start uses the cache too)."""
-    return "torch" not in sys.modules
-
-
 def checkpoint_info(path) -> dict:
-    """A checkpoint's entries other than tensors (the cache's), or all of them where torch is
-    loaded already."""
-    return cached_network(path).info if use_cache() else checkpoint.load(path)
+    """A checkpoint's entries other than tensors, from the cache."""
+    return cached_network(path).info
 
 
 def cached_network(path, folder: Path = CACHE_DIR) -> CachedNetwork:

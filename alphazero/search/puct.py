@@ -16,21 +16,25 @@ import numpy as np
 from alphazero.search.puct_kernels import (EDGE_START, NODE_FIELDS, NUM_EDGES, ROOT, SIMS,
                                            TEMPLATES, TO_PLAY, TREE_FIELDS, VISITS, LeafBatch,
                                            SearchParams, Tree)
+from alphazero.search.python_rules import PythonRulesKernels
 from games.core.rng import make_rng
-from games.core.specialize import specialize
+from games.core.specialize import compiled_for, specialize
 
 
 @dataclass
 class SearchConfig:
-    """The search's settings. Their defaults and what each means are conf/config.yaml's
-    `mcts:` (built by `from_cfg`); rollout_share is no config key but an advisor's request
-    (games.core.advice: leaf rollouts at play), so it alone has a default here: none."""
+    """The search's settings. Their defaults and what each means are the `mcts:` section of
+    alphazero.config.schema (built by `from_cfg`); rollout_share is no setting but an
+    advisor's request (games.core.advice: leaf rollouts at play), so it alone has a default
+    here: none; and dirichlet_alpha, whose None is the game's own (root_noise_alpha)."""
     c_puct: float
     dirichlet_epsilon: float
     arena_factor: float
     discount: float
     rollout_share: float = 0.0  # w > 0: a leaf is worth (1 - w) * the network's value + w *
                                 # the outcome of one random playout from it (AlphaGo's mix)
+    dirichlet_alpha: float | None = None  # the root noise's concentration; None: the game's
+                                          # default (root_noise_alpha)
 
     @classmethod
     def from_cfg(cls, mcts, network_discount: float = 1.0, **overrides) -> SearchConfig:
@@ -44,20 +48,17 @@ class SearchConfig:
         return cls(**settings)
 
 
+def root_noise_alpha(config: SearchConfig, game) -> float:
+    """The root noise's Dirichlet alpha: the setting's, else the game's default (about 10 / its
+    typical number of legal moves, AlphaZero's rule)."""
+    return game.dirichlet_alpha if config.dirichlet_alpha is None else config.dirichlet_alpha
+
+
 class SearchStep(NamedTuple):
-    """The two kernels of a search step, each compiled for one search's argument types."""
+    """The two kernels of a search step, each compiled for one search's argument types
+    (select_leaves is a Python method where the rules are Python: python_rules)."""
     select_leaves: Callable
     expand_and_backup: Callable
-
-
-def compiled_for(kernel, *args):
-    """`kernel` (a Numba dispatcher) compiled for the types of `args`: its entry point, which
-    must be called with arguments of exactly those types, since it does not check them.
-    Why: the dispatcher types every argument on every call, and named tuples are slow to
-    type. A select_leaves call with nothing to do took 8 µs through the dispatcher (4.4 µs
-    with the same arrays and numbers as 21 positional arguments) and 1.5 µs through the entry
-    point (a 2-core AMD EPYC, Numba 0.68), where a one-tree search step's work is 10-15 µs."""
-    return kernel.compile(tuple(kernel.typeof_pyval(arg) for arg in args))
 
 
 class BatchedSearch:
@@ -72,7 +73,9 @@ class BatchedSearch:
         self.game = game
         self.config = config
         self.simulations = simulations
-        self.kernels = specialize(game, TEMPLATES)
+        # rules in Python: their game steps run in Python beside the compiled tree kernels
+        self.kernels = (specialize(game, TEMPLATES) if game.kernels is not None
+                        else PythonRulesKernels(game, num_trees))
         self.rng = np.random.default_rng(seed)
         cfg = self.config
         self.params = SearchParams(c_puct=float(cfg.c_puct), discount=float(cfg.discount),
@@ -99,9 +102,11 @@ class BatchedSearch:
         self.playout_rng = make_rng(seed)
         self.visit_buffer = np.zeros((B, A), dtype=np.float32)
         targets, priors, values = np.zeros(B, np.int32), np.zeros((L, A), np.float32), np.zeros(L, np.float32)
+        select_leaves = (self.kernels.select_leaves if game.kernels is None else
+                         compiled_for(self.kernels.select_leaves, self.tree, self.leaves,
+                                      self.params, targets, self.playout_rng))
         self.step_kernels = SearchStep(
-            select_leaves=compiled_for(self.kernels.select_leaves, self.tree, self.leaves,
-                                       self.params, targets, self.playout_rng),
+            select_leaves=select_leaves,
             expand_and_backup=compiled_for(self.kernels.expand_and_backup, self.tree,
                                            self.leaves, priors, values, 0, self.params))
 
@@ -167,8 +172,7 @@ class BatchedSearch:
         return bool(np.all((starts >= 0) | ~tree.active))
 
     def _mix_noise(self, which: np.ndarray) -> None:
-        # the game's concentration: about 10 / its typical number of legal moves (AlphaZero)
-        noise = self.rng.gamma(self.game.dirichlet_alpha, 1.0,
+        noise = self.rng.gamma(root_noise_alpha(self.config, self.game), 1.0,
                                size=(self.num_trees, self.game.num_actions))
         self.kernels.mix_root_noise(self.tree, which, noise, float(self.config.dirichlet_epsilon))
 

@@ -74,6 +74,21 @@ class LeafBatch(NamedTuple):
     playout: np.ndarray
 
 
+class Walk(NamedTuple):
+    """Where `descend` left each tree (rules in Python), up to B leaves.
+
+    tree    int64 [B]: the tree
+    node    int64 [B]: the leaf node
+    parent  int64 [B]: the node it was just added below (its position is known), or -1 for
+            a node already in the tree (a fresh root)
+    action  int64 [B]: the action from parent to node (-1 with no parent)
+    """
+    tree: np.ndarray
+    node: np.ndarray
+    parent: np.ndarray
+    action: np.ndarray
+
+
 class SearchParams(NamedTuple):
     """The numbers the kernels read (alphazero.search.puct.SearchConfig says what each means)."""
     c_puct: float
@@ -143,6 +158,20 @@ def backup(nodes, value0, b, leaf, v0, discount):
         n = nodes[b, n, PARENT]
 
 
+def add_child(tree, b, n, e):
+    """A new node for edge e of node n in tree b, unexpanded and unvisited; its TO_PLAY and
+    STATUS are the caller's to set. Returns it."""
+    nodes, trees = tree.nodes, tree.trees
+    child = trees[b, NODES_USED]
+    trees[b, NODES_USED] += 1
+    tree.edge_child[b, e] = child
+    nodes[b, child, :] = 0
+    nodes[b, child, PARENT] = n
+    nodes[b, child, EDGE_START] = -1
+    tree.value0[b, child] = 0.0
+    return child
+
+
 def select_leaves(tree, leaves, params, target_sims, rng):
     """Walk each active tree that has not yet run its `target_sims[b]` simulations to a leaf.
     A terminal leaf is backed up here (its outcome); the others go into `leaves`, and when
@@ -167,15 +196,9 @@ def select_leaves(tree, leaves, params, target_sims, rng):
             play(state, edge_action[b, e])  # noqa: F821
             child = edge_child[b, e]
             if child < 0:
-                child = trees[b, NODES_USED]
-                trees[b, NODES_USED] += 1
-                edge_child[b, e] = child
-                nodes[b, child, :] = 0
-                nodes[b, child, PARENT] = n
-                nodes[b, child, EDGE_START] = -1
+                child = add_child(tree, b, n, e)
                 nodes[b, child, TO_PLAY] = to_move(state)  # noqa: F821
                 nodes[b, child, STATUS] = status(state)  # noqa: F821
-                value0[b, child] = 0.0
             n = child
         if nodes[b, n, STATUS] != 0:
             backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), discount)
@@ -189,6 +212,48 @@ def select_leaves(tree, leaves, params, target_sims, rng):
         leaf_node[count] = n
         count += 1
     return count
+
+
+def descend(tree, params, target_sims, walk):
+    """select_leaves for rules in Python (alphazero.search.python_rules), without the game:
+    walk each active tree that has not yet run its `target_sims[b]` simulations to a leaf, a
+    known finished node (backed up here) or a new child, left for the caller to set its
+    TO_PLAY and STATUS from the game. Returns the number of leaves written into `walk`."""
+    nodes, value0, trees = tree.nodes, tree.value0, tree.trees
+    edge_prior, edge_child, edge_action = tree.edge_prior, tree.edge_child, tree.edge_action
+    count = 0
+    for b in range(nodes.shape[0]):
+        if not tree.active[b] or trees[b, SIMS] >= target_sims[b]:
+            continue
+        n = trees[b, ROOT]
+        parent, action = -1, -1
+        while nodes[b, n, STATUS] == 0 and nodes[b, n, EDGE_START] >= 0:
+            e = select_child(nodes, value0, edge_prior, edge_child, b, n, params.c_puct)
+            if edge_child[b, e] < 0:
+                parent, action = n, edge_action[b, e]
+                n = add_child(tree, b, n, e)
+                break
+            n = edge_child[b, e]
+        if parent < 0 and nodes[b, n, STATUS] != 0:
+            backup(nodes, value0, b, n, value_for_first(nodes[b, n, STATUS]), params.discount)
+            trees[b, SIMS] += 1
+            continue
+        walk.tree[count] = b
+        walk.node[count] = n
+        walk.parent[count] = parent
+        walk.action[count] = action
+        count += 1
+    return count
+
+
+def backup_finished(tree, walk, count, discount):
+    """Back up each of the first `count` walked leaves that the game found finished."""
+    for i in range(count):
+        b, n = walk.tree[i], walk.node[i]
+        if tree.nodes[b, n, STATUS] != 0:
+            backup(tree.nodes, tree.value0, b, n, value_for_first(tree.nodes[b, n, STATUS]),
+                   discount)
+            tree.trees[b, SIMS] += 1
 
 
 def expand_and_backup(tree, leaves, priors, values, count, params):
@@ -262,9 +327,17 @@ def mix_root_noise(tree, which, noise, epsilon):
 def advance_root(tree, b, action):
     """Play `action` in tree b and keep the chosen child's subtree as the new root (or start
     afresh if the child was never visited)."""
-    nodes, trees, root_states = tree.nodes, tree.trees, tree.root_states
-    root = trees[b, ROOT]
+    root_states = tree.root_states
     play(root_states[b], action)  # noqa: F821
+    if not reroot(tree, b, action):
+        reset_tree(tree, b, to_move(root_states[b]), status(root_states[b]))  # noqa: F821
+
+
+def reroot(tree, b, action):
+    """Keep the root's child through `action` as tree b's root, with its subtree; False
+    (nothing changed) if that child was never visited."""
+    nodes, trees = tree.nodes, tree.trees
+    root = trees[b, ROOT]
     child = -1
     start = nodes[b, root, EDGE_START]
     if start >= 0:
@@ -272,12 +345,12 @@ def advance_root(tree, b, action):
             if tree.edge_action[b, e] == action:
                 child = tree.edge_child[b, e]
                 break
-    if child >= 0:
-        nodes[b, child, PARENT] = -1
-        trees[b, ROOT] = child
-        trees[b, SIMS] = 0
-    else:
-        reset_tree(tree, b, to_move(root_states[b]), status(root_states[b]))  # noqa: F821
+    if child < 0:
+        return False
+    nodes[b, child, PARENT] = -1
+    trees[b, ROOT] = child
+    trees[b, SIMS] = 0
+    return True
 
 
 def reset_trees(tree, which):
@@ -291,13 +364,20 @@ def reset_trees(tree, which):
 def make_room(tree, spare_nodes, spare_edges):
     """Start afresh any active tree whose arena cannot hold one more search: the reused
     subtree is dropped, never overrun."""
-    nodes, trees = tree.nodes, tree.trees
-    for b in range(nodes.shape[0]):
-        if tree.active[b] and (nodes.shape[1] - trees[b, NODES_USED] < spare_nodes
-                               or tree.edge_action.shape[1] - trees[b, EDGES_USED] < spare_edges):
+    for b in range(tree.nodes.shape[0]):
+        if lacks_room(tree, b, spare_nodes, spare_edges):
             state = tree.root_states[b]
             reset_tree(tree, b, to_move(state), status(state))  # noqa: F821
 
 
-TEMPLATES = [value_for_first, reset_tree, select_child, backup, select_leaves, expand_and_backup,
-             root_visits, mix_root_noise, advance_root, reset_trees, make_room]
+def lacks_room(tree, b, spare_nodes, spare_edges):
+    """Whether active tree b's arenas cannot hold one more search."""
+    nodes, trees = tree.nodes, tree.trees
+    return tree.active[b] and (nodes.shape[1] - trees[b, NODES_USED] < spare_nodes
+                               or tree.edge_action.shape[1] - trees[b, EDGES_USED] < spare_edges)
+
+
+# in dependency order; the game-free ones (no game kernel called) also serve rules in Python
+GAME_FREE_TEMPLATES = [value_for_first, reset_tree, select_child, backup, add_child, descend,
+                       backup_finished, expand_and_backup, root_visits, mix_root_noise, reroot, lacks_room]
+TEMPLATES = GAME_FREE_TEMPLATES + [select_leaves, advance_root, reset_trees, make_room]

@@ -45,6 +45,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from alphazero.search.python_rules import PythonRulesPureMCTS
 from games.core.arrays import copy_into
 from games.core.rng import make_rng, rand_below
 from games.core.specialize import specialize
@@ -287,7 +288,8 @@ class PureMCTS:
         self.game = game
         self.iterations = int(iterations)
         self.exploration = float(exploration)
-        self.kernels = specialize(game, _TEMPLATES)
+        self.kernels = (specialize(game, _TEMPLATES) if game.kernels is not None
+                        else PythonRulesPureMCTS(game))  # rules in Python: UCT in Python
         self.seed = seed
         self.reseed()
         capacity = self.iterations + 1

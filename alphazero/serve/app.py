@@ -1,6 +1,6 @@
 """The web app: a page (alphazero/serve/web/) and plain JSON endpoints over game sessions.
 
-Every endpoint answers JSON; a refused request gets {"error": sentence} with a 4xx status
+Every API endpoint answers JSON; a refused request gets {"error": sentence} with a 4xx status
 and changes nothing. Searches run in worker threads, one at a time per session (a second
 request while one runs is refused with 409), so the event loop, the page and other sessions
 stay responsive. Sessions live in memory; past `max_sessions` the least recently used idle
@@ -27,21 +27,23 @@ from starlette.staticfiles import StaticFiles
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
-from alphazero.agent.agent import PureMCTSAgent
-from alphazero.agent.build import default_checkpoint, network_agent, shipped_boards
+from alphazero.agent.build import build, default_checkpoint, shipped_boards
+from alphazero.agent.spec import agent_spec
 from alphazero.config.presets import Preset, load_presets
 from alphazero.serve import replays
-from alphazero.serve.catalog import (CatalogError, checkpoint_roots, display_path,
+from alphazero.serve.catalog import (CatalogError, TrainedFor, checkpoint_roots, display_path,
                                      list_checkpoints, resolve_checkpoint)
-from alphazero.serve.game_texts import colour_names, preset_text
+from alphazero.serve.game_form import form_fields
 from alphazero.serve.request_body import (ApiError, BodyLimit, choice, error_response, is_whole,
                                           json_body)
-from alphazero.serve.session import GameSession, Refusal
+from alphazero.serve.session import GameSession, Refusal, presentation_view
 from games import GameError, make_game
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
+ICON = WEB_DIR / "icon.svg"
 MAX_SETUP_MOVES = 2000
 SHIPPED, PURE = "shipped", "pure"  # the network choices besides a checkpoint path
+FIRST_GAME = "connect4_classic"  # the page opens on a game people know, unless it remembers another
 SEATS = {"first": {0}, "second": {1}, "both": {0, 1}}
 
 
@@ -65,33 +67,49 @@ class Server:
         self.sessions: OrderedDict[str, LiveSession] = OrderedDict()
         self.players: OrderedDict[tuple, object] = OrderedDict()  # loaded networks, shared
         self.loading = threading.Lock()  # players are loaded in worker threads
-        # read once: the shipped networks are part of the install and do not change
-        self.shipped_networks = {key: self.shipped(p) for key, p in self.presets.items()}
+        self.trained_for = TrainedFor()  # which game each checkpoint file plays
+        # worked out once: the games and their form fields are part of the install
+        self.offered = [self.offer(p) for p in self.presets.values()]
+
+    @staticmethod
+    def offer(preset: Preset) -> dict:
+        game = make_game(preset.game_name, **preset.params)
+        return {"key": preset.key, "game_name": preset.game_name, "params": game.params(),
+                "simulations": preset.simulations, "fields": form_fields(preset.game_name, game.params()),
+                **presentation_view(game.presentation())}
 
     # --- endpoints ---------------------------------------------------------------------------
     async def options(self, request: Request) -> JSONResponse:
-        return JSONResponse({
-            "games": [{"key": p.key, "game_name": p.game_name, "params": p.params,
-                       "simulations": p.simulations, "shipped": self.shipped_networks[p.key],
-                       "title": preset_text(p.key).title, "rules": preset_text(p.key).rules,
-                       "colours": colour_names(p.game_name)}
-                      for p in self.presets.values()],
-            "checkpoints": await asyncio.to_thread(list_checkpoints, self.roots),
-            "max_simulations": self.max_simulations,
-            "run": display_path(self.run) if self.run else None,
-        })
+        first = FIRST_GAME if FIRST_GAME in self.presets else next(iter(self.presets))
+        return JSONResponse({"games": self.offered, "first": first, "max_simulations": self.max_simulations,
+                             "run": display_path(self.run) if self.run else None})
+
+    async def choices(self, request: Request) -> JSONResponse:
+        """What the form shows for a game with these parameters: its title, rules and side
+        names, and the networks that play its boards (the ones a new game accepts)."""
+        body = await json_body(request)
+        preset = self.preset_of(body.get("game"))
+        params = game_params(body.get("params", preset.params))
+        try:
+            return JSONResponse(await asyncio.to_thread(self.game_choices, preset, params))
+        except GameError as error:
+            raise ApiError(400, str(error)) from None
+
+    def game_choices(self, preset: Preset, params: dict) -> dict:
+        game = make_game(preset.game_name, **params)
+        shipped = default_checkpoint(game.name, game.params())
+        shipped_path = display_path(shipped) if shipped else None
+        files = [path for path in list_checkpoints(self.roots) if path != shipped_path]
+        return {**presentation_view(game.presentation()), "shipped": shipped_path,
+                "checkpoints": self.trained_for.fitting(game, files)}
 
     async def new_game(self, request: Request) -> JSONResponse:
         body = await json_body(request)
-        game = body.get("game")
-        preset = choice(game, self.presets, f"unknown game {str(game)[:40]!r}; choose one of: "
-                                            f"{', '.join(self.presets)}.")
+        preset = self.preset_of(body.get("game"))
         humans = choice(body.get("colour", "first"), SEATS,
                         "colour must be first (black), second (white) or both (analysis).")
         simulations = self.simulations(body.get("simulations", preset.simulations))
-        params = body.get("params", preset.params)
-        if not isinstance(params, dict) or len(json.dumps(params)) > 1000:
-            raise ApiError(400, "params must be an object of the game's parameters.")
+        params = game_params(body.get("params", preset.params))
         moves = setup_moves(body.get("moves", []))
         seed = body.get("seed")
         if seed is not None and not (is_whole(seed) and seed >= 0):
@@ -103,6 +121,10 @@ class Server:
         except (GameError, CatalogError, checkpoint.CheckpointError, ConfigError, Refusal) as error:
             raise ApiError(400, str(error)) from None
         return JSONResponse({"id": self.store(session), **view})
+
+    def preset_of(self, game) -> Preset:
+        return choice(game, self.presets, f"unknown game {str(game)[:40]!r}; choose one of: "
+                                          f"{', '.join(self.presets)}.")
 
     async def show(self, request: Request) -> JSONResponse:
         # from a snapshot, in a thread: shown at once while the agent thinks, never torn
@@ -228,7 +250,7 @@ class Server:
         """The agent of a new session and its name on the page: pure MCTS, the shipped
         network, or a checkpoint file."""
         if network == PURE:
-            return PureMCTSAgent(game, preset.cfg.pure.playouts), "pure MCTS"
+            return build(game, agent_spec(preset.cfg, "pure")), "pure MCTS"
         if network == SHIPPED:
             path = default_checkpoint(game.name, game.params())
             if path is None:
@@ -240,16 +262,11 @@ class Server:
             path = resolve_checkpoint(network, self.roots)
         return self.player(preset, game, path), display_path(path)
 
-    @staticmethod
-    def shipped(preset: Preset) -> str | None:
-        path = default_checkpoint(preset.game_name, make_game(preset.game_name, **preset.params).params())
-        return display_path(path) if path else None
-
     def player(self, preset: Preset, game, path: Path):
         key = (str(path), path.stat().st_mtime_ns, game.name, json.dumps(game.params(), sort_keys=True))
         with self.loading:
             if key not in self.players:
-                self.players[key] = network_agent(game, preset.cfg, path)
+                self.players[key] = build(game, agent_spec(preset.cfg, "az", path))
                 if len(self.players) > 8:
                     self.players.popitem(last=False)
             self.players.move_to_end(key)
@@ -262,6 +279,12 @@ def refused(action):
         return action()
     except Refusal as error:
         raise ApiError(400, str(error)) from None
+
+
+def game_params(value) -> dict:
+    if not isinstance(value, dict) or len(json.dumps(value)) > 1000:
+        raise ApiError(400, "params must be an object of the game's parameters.")
+    return value
 
 
 def setup_moves(value) -> list[str]:
@@ -295,8 +318,10 @@ def create_app(max_sessions: int = 64, max_simulations: int = 20000,
     game = "/api/games/{key:str}"
     routes = [
         Route("/", lambda request: FileResponse(WEB_DIR / "index.html")),
+        Route("/favicon.ico", lambda request: FileResponse(ICON, media_type="image/svg+xml")),
         Mount("/static", StaticFiles(directory=WEB_DIR), name="static"),
         Route("/api/options", server.options),
+        Route("/api/choices", server.choices, methods=["POST"]),
         Route("/api/games", server.new_game, methods=["POST"]),
         Route(game, server.show),
         Route(game + "/move", server.move, methods=["POST"]),

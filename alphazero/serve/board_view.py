@@ -16,9 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CELL_MARKS = frozenset(".XO#")
-STONES = frozenset("XO")
-EMPTY, BLOCKED = ".", "#"
+from games.core.board_text import BLOCKED, CELL_MARKS, move_change
 
 
 class BoardViewError(ValueError):
@@ -94,15 +92,6 @@ def read_board(text: str, width: int | None = None) -> tuple[list[str], Coordina
 
 def flat_board(game, state: np.ndarray) -> str:
     return "".join(read_board(game.render(state), game.width)[0])
-
-
-def move_change(before: str, after: str) -> tuple[int | None, list[int]]:
-    """From the flat boards before and after a move: the one empty cell it filled (None for a
-    move that fills none, such as a pass) and the cells it turned from one side's to the
-    other's (Othello's flips)."""
-    filled = [i for i, (a, b) in enumerate(zip(before, after)) if a == EMPTY and b != EMPTY]
-    turned = [i for i, (a, b) in enumerate(zip(before, after)) if a != b and {a, b} <= STONES]
-    return (filled[0] if len(filled) == 1 else None), turned
 
 
 def filled_cell(game, state: np.ndarray, action: int, before: str | None = None) -> int | None:

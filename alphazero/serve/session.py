@@ -15,9 +15,9 @@ import numpy as np
 from alphazero.agent.agent import Thought
 from alphazero.serve.board_view import (BLOCKED, BoardView, board_view, filled_cell, flat_board,
                                         move_change, read_board)
-from alphazero.serve.game_texts import blocked_reason, colour_names, preset_text
 from alphazero.serve.move_marks import move_marks
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError
+from games.core.presentation import Presentation
 
 STATUS_WORDS = {ONGOING: "ongoing", FIRST_WON: "black won", SECOND_WON: "white won", DRAW: "draw"}
 MOST_STONES_A_TURN = 8  # how far a turn's length is looked for (Connect6: 2)
@@ -89,7 +89,7 @@ class GameSession:
             raise Refusal(VIEW_ONLY)
         if self.over():
             raise Refusal("the game is over; start a new game or undo.")
-        side, names = self.to_move(), [name.lower() for name in colour_names(self.game.name)]
+        side, names = self.to_move(), [name.lower() for name in self.game.presentation().side_names]
         if player != side:
             raise Refusal(f"it is {names[side]}'s turn, not {names[player]}'s.")
         if side not in self.humans:
@@ -145,7 +145,7 @@ class GameSession:
         if status == DRAW:
             return "Draw."
         winner = 0 if status == FIRST_WON else 1
-        text = f"{colour_names(self.game.name)[winner]} wins."
+        text = f"{self.game.presentation().side_names[winner]} wins."
         if len(self.humans) == 1:
             text += " You win!" if winner in self.humans else " The agent wins."
         return text
@@ -198,7 +198,7 @@ class GameSession:
         reasons, said = {}, {}
         for cell, mark in enumerate(flat):
             if mark == BLOCKED:
-                reasons[str(cell)] = blocked_reason(self.game.name)
+                reasons[str(cell)] = self.game.presentation().blocked_reason
             elif cell not in playable:
                 name = board.cell_names[cell] if board.cell_names else None
                 if name not in said:
@@ -216,11 +216,10 @@ class GameSession:
         return NOT_LEGAL
 
     def view(self) -> dict:
-        board = board_view(self.game, self.state)
-        text = preset_text(self.key)
+        board, shown = board_view(self.game, self.state), self.game.presentation()
         return {
-            "game": self.key, "name": text.name, "rules": text.rules, "game_name": self.game.name,
-            "params": self.game.params(), "colours": list(colour_names(self.game.name)),
+            "game": self.key, "game_name": self.game.name, **presentation_view(shown),
+            "params": self.game.params(), "board_params": self.game.board_params(self.state),
             "agent": self.label, "humans": sorted(self.humans), "simulations": self.simulations,
             **self.position(len(self.history)),
             "targets": {str(a): c for a, c in board.targets.items()},
@@ -250,3 +249,9 @@ class GameSession:
                 "move": self.game.format_move(state, thought.action),
                 "shares": shares, "targets": {str(a): c for a, c in board.targets.items()},
                 "line": line, "line_movers": movers, "line_cells": cells, "visits": int(total)}
+
+
+def presentation_view(shown: Presentation) -> dict:
+    """A game's words and look for the page (games.core.presentation)."""
+    return {"name": shown.name, "title": shown.title, "variant": shown.variant, "rules": shown.rules,
+            "board": shown.board, "colours": list(shown.side_names), "board_style": shown.board_style}

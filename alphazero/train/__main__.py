@@ -7,4 +7,4 @@ check_command_line("train", "config", sys.argv[1:])  # before the imports of tor
 
 from alphazero.train.loop import main  # noqa: E402
 
-main()
+main(sys.argv[1:])

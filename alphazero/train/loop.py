@@ -13,11 +13,9 @@ import os
 import signal
 import sys
 import time
-from dataclasses import replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
 import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
@@ -26,18 +24,18 @@ from tqdm import tqdm
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
+from alphazero.config.command import command_tree, output_folder
 from alphazero.config.settings import (build_game, ddp_devices, scheduled_lr, validate_training,
                                        worker_count)
 from alphazero.train import game_log
 from alphazero.train.distributed import DataParallelTrainer
-from alphazero.evaluate.match import Gate
+from alphazero.evaluate.match import GateState, gate_match, gate_verdict
 from alphazero.config.devices import select_device
 from alphazero.nn import precision as precisions
 from alphazero.nn.network import Inference, build_model, resolve_precision
 from alphazero.nn.onnx_runtime import export_model
-from alphazero.config.paths import CONF_DIR
-from alphazero.agent.agent import NetworkAgent
-from alphazero.agent.build import build_agent
+from alphazero.agent.build import build
+from alphazero.agent.spec import agent_spec
 from alphazero.nn.checkpoint import weights_to_bytes
 from alphazero.workers.pool import (InlinePool, LocalPool, SelfPlayStopped, WorkerCrashLoop,
                                     WorkerSpec)
@@ -60,6 +58,24 @@ def selfplay_seed(seed: int, games: int) -> int:
     return int(np.random.SeedSequence([seed, games]).generate_state(1)[0])
 
 
+@dataclass
+class RunCounters:
+    """A run's progress, saved in its checkpoints and carried over every resume."""
+    round: int = 0
+    games: int = 0
+    positions: int = 0           # recorded self-play positions
+    steps: int = 0               # gradient steps
+    train_samples: float = 0.0   # samples owed to training and not yet a whole batch
+    eval_level: int = 0          # the gate's pure-MCTS level
+    eval_best_rate: float = 0.0  # the best win rate at that level so far
+    minutes: float = 0.0         # training time over every resumed part of the run
+
+    def updated(self, saved: dict) -> RunCounters:
+        """These counters with a checkpoint's (a key an older checkpoint lacks stays as it is)."""
+        known = {f.name for f in fields(self)}
+        return replace(self, **{key: value for key, value in saved.items() if key in known})
+
+
 class TrainingRun:
     def __init__(self, cfg: DictConfig, run_dir: Path, config_name: str):
         self.cfg = cfg
@@ -76,10 +92,7 @@ class TrainingRun:
         g = self.game
         self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
         self.rng = np.random.default_rng(cfg.seed)
-        # "minutes" is the run's training time over all its restarts, so that a resumed run
-        # stops at train.max_minutes in all, as it stops at train.max_games.
-        self.counters = {"round": 0, "games": 0, "positions": 0, "steps": 0, "train_samples": 0.0,
-                         "eval_level": cfg.eval.start_level, "eval_best_rate": 0.0, "minutes": 0.0}
+        self.counters = RunCounters(eval_level=cfg.eval.start_level)
         self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.run_name(cfg)
         self.run_dir = run_dir
         self.writer = SummaryWriter(str(run_dir))
@@ -108,7 +121,7 @@ class TrainingRun:
         return {"game": self.game.name, "game_params": self.game_params,
                 "model_kind": self.cfg.model.kind,
                 "model_sizes": OmegaConf.to_container(self.cfg.model.sizes),
-                "model": self.model.state_dict(), "counters": dict(self.counters),
+                "model": self.model.state_dict(), "counters": asdict(self.counters),
                 "config": OmegaConf.to_container(self.cfg, resolve=True)}
 
     def save(self) -> None:
@@ -121,7 +134,7 @@ class TrainingRun:
     def keep_snapshot(self, games_before: int) -> None:
         """Every train.snapshot_games games, keep the network as snapshots/games_<N>.pt, for
         the win rate against self-play games afterwards (alphazero.curve)."""
-        every, games = self.cfg.train.snapshot_games, self.counters["games"]
+        every, games = self.cfg.train.snapshot_games, self.counters.games
         if every and games // every > games_before // every:
             checkpoint.save_atomic(self.network_payload(),
                                    self.checkpoint_dir / "snapshots" / f"games_{games:07d}.pt")
@@ -139,9 +152,9 @@ class TrainingRun:
                 f"checkpoint {path} holds a {state.get('model_kind')} network of sizes "
                 f"{state.get('model_sizes')}, not the configured {self.cfg.model.kind} "
                 f"{OmegaConf.to_container(self.cfg.model.sizes)}.") from None
-        self.counters.update(state["counters"])
+        self.counters = self.counters.updated(state["counters"])
         if "optimizer" not in state:
-            say(f"continuing the network in {path} from {self.counters['games']} games: "
+            say(f"continuing the network in {path} from {self.counters.games} games: "
                 "it holds no training state, so the optimizer starts afresh and the "
                 "replay buffer empty")
             return
@@ -151,8 +164,8 @@ class TrainingRun:
         replay_path = path.parent / "replay.pt"
         if replay_path.is_file():
             self.replay.load_state_dict(checkpoint.load(replay_path))
-        say(f"resumed from {path}: {self.counters['games']} games, "
-            f"{self.counters['steps']} steps, {len(self.replay)} samples in the buffer")
+        say(f"resumed from {path}: {self.counters.games} games, "
+            f"{self.counters.steps} steps, {len(self.replay)} samples in the buffer")
 
     # --- the loop -----------------------------------------------------------------------
     def make_pool(self):
@@ -173,22 +186,22 @@ class TrainingRun:
 
     def finished(self) -> bool:
         t, c = self.cfg.train, self.counters
-        return ((t.max_games is not None and c["games"] >= t.max_games)
-                or (t.max_minutes is not None and c["minutes"] >= t.max_minutes))
+        return ((t.max_games is not None and c.games >= t.max_games)
+                or (t.max_minutes is not None and c.minutes >= t.max_minutes))
 
     def run(self) -> None:
         cfg = self.cfg
         self.writer.add_text("config", "```\n" + OmegaConf.to_yaml(cfg, resolve=True) + "\n```")
         if cfg.train.resume:
             self.resume(cfg.train.resume)
-            self.spec = replace(self.spec, seed=selfplay_seed(cfg.seed, self.counters["games"]))
+            self.spec = replace(self.spec, seed=selfplay_seed(cfg.seed, self.counters.games))
         pool = self.make_pool()
         self.tell_precisions()
         devices = ddp_devices(cfg.train.ddp)
         if devices:  # after resuming, so that every replica starts from the same state
             self.trainer = DataParallelTrainer(self.trainer, self.trainer_args, devices)
-        game_log.forget_from(self.checkpoint_dir, self.counters["games"])
-        pool.start(weights_to_bytes(self.model.state_dict()), self.counters["round"])
+        game_log.forget_from(self.checkpoint_dir, self.counters.games)
+        pool.start(weights_to_bytes(self.model.state_dict()), self.counters.round)
         last_save = clock = time.time()
         # SIGTERM stops the run like Ctrl-C (which a background job started from a script
         # ignores), so `kill PID` and cluster schedulers do not lose the last minutes. It
@@ -196,20 +209,20 @@ class TrainingRun:
         # of TensorBoard's writer thread held, and closing the writer would then hang.
         stop = []
         signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
-        progress = tqdm(total=cfg.train.max_games, initial=self.counters["games"], unit="game",
+        progress = tqdm(total=cfg.train.max_games, initial=self.counters.games, unit="game",
                         desc=f"{self.run_name(cfg)} self-play", dynamic_ncols=True)
         try:
             while not self.finished() and not stop:
-                games_before = self.counters["games"]
+                games_before = self.counters.games
                 self.one_round(pool, progress)
                 self.rounds_played += 1
                 self.keep_snapshot(games_before)
-                pool.publish(weights_to_bytes(self.model.state_dict()), self.counters["round"])
+                pool.publish(weights_to_bytes(self.model.state_dict()), self.counters.round)
                 self.check_precision()
-                if cfg.eval.interval and self.counters["round"] % cfg.eval.interval == 0:
+                if cfg.eval.interval and self.counters.round % cfg.eval.interval == 0:
                     self.gate(progress)
                 now = time.time()
-                self.counters["minutes"] += (now - clock) / 60
+                self.counters.minutes += (now - clock) / 60
                 clock = now
                 if time.time() - last_save >= 60 * cfg.train.checkpoint_minutes:
                     self.save()
@@ -231,35 +244,37 @@ class TrainingRun:
             except OSError:  # stderr was a pipe whose reader is gone
                 pass
         say(f"checkpoint: {self.checkpoint_dir / 'latest.pt'}   TensorBoard: "
-            f"tensorboard --logdir {self.run_dir.parent}")
+            f"tensorboard --logdir {self.run_dir if self.cfg.out_dir else self.run_dir.parent}")
 
     def gate(self, progress) -> None:
         """Play the gating match and save best.pt when the network passes it."""
         c = self.counters
-        gate = Gate(self.game, self.cfg.eval, c["eval_level"], c["eval_best_rate"], seed=c["round"])
+        before = GateState(c.eval_level, c.eval_best_rate)
         simulations = self.cfg.eval.simulations or self.cfg.mcts.simulations
         chosen = self.precision_choice
         network = Inference(self.model, self.device, self.precision,
                             from_batch=chosen.from_batch if chosen else 1)
-        player = NetworkAgent(self.game, network, simulations, self.spec.search)
+        # the gate measures networks alone, both with the gate's budget
+        spec = replace(agent_spec(self.cfg, "az").alone(), simulations=simulations, seed=0)
+        player = build(self.game, spec, network)
         best_path = self.checkpoint_dir / "best.pt"
         best = None
         if self.cfg.eval.gate == "previous" and best_path.is_file():
-            # the gate measures networks alone, both with the gate's budget
-            alone = OmegaConf.merge(self.cfg, {"search_alone": True,
-                                               "mcts": {"simulations": simulations}})
-            best = build_agent(self.game, alone, "az", best_path)
-        level = gate.level
-        result, promoted = gate.evaluate(player, best)
+            best = build(self.game, replace(spec, checkpoint=str(best_path)))
+        result = gate_match(self.game, self.cfg.eval, before, player, best, seed=c.round + 1)
+        after, promoted = gate_verdict(self.cfg.eval, before, result)
         if promoted:
             checkpoint.save_atomic(self.network_payload(), best_path)
-        c["eval_level"], c["eval_best_rate"] = gate.level, gate.best_rate
-        w, step = self.writer, c["games"]
+        c.eval_level, c.eval_best_rate = after.level, after.best_rate
+        if result is None:
+            say("gate: the first network is the best so far -> best.pt")
+            return
+        w, step = self.writer, c.games
         w.add_scalar("eval/win_rate", result.win_rate, step)
         w.add_scalar("eval/draw_rate", result.draw_rate, step)
-        w.add_scalar("eval/pure_mcts_level", level, step)
+        w.add_scalar("eval/pure_mcts_level", before.level, step)
         w.add_scalar("eval/best_updated", float(promoted), step)
-        say(gate_line(self.cfg.eval, level, gate.level, result, promoted))
+        say(gate_line(self.cfg.eval, before, after, result, promoted))
 
     def tell_precisions(self) -> None:
         """The network's path in self-play and the trainer's precision, on stderr and in
@@ -278,7 +293,7 @@ class TrainingRun:
         take 20-40 s there)."""
         if self.precision_choice is None or self.precision_choice.errors is None:
             return
-        if (self.counters["round"] - 1) % PRECISION_CHECK_ROUNDS:
+        if (self.counters.round - 1) % PRECISION_CHECK_ROUNDS:
             return
         self.model.eval()
         onnx_model = export_model(self.model, (self.game.planes, self.game.height, self.game.width),
@@ -291,7 +306,7 @@ class TrainingRun:
                                                self.precision_choice.runtime), threads),
             planes, legal)
         for key, value in errors.items():
-            self.writer.add_scalar(f"precision/{key}_error", value, self.counters["games"])
+            self.writer.add_scalar(f"precision/{key}_error", value, self.counters.games)
         if not precisions.within_tolerance(errors) and not self.precision_warned:
             self.precision_warned = True
             say(f"warning: self-play's {self.precision} network is {errors['value']:.3f} in value "
@@ -302,77 +317,95 @@ class TrainingRun:
         """The round's games into the run's game log, numbered on from the run's count."""
         megabytes = self.cfg.train.kept_games_mb
         if megabytes:
-            first = self.counters["games"]
+            first = self.counters.games
             game_log.write(self.checkpoint_dir, [
                 game_log.entry(self.game, self.config_name, record, first + i)
                 for i, record in enumerate(games)], int(megabytes * 2**20))
 
     def one_round(self, pool, progress) -> None:
-        cfg, c = self.cfg, self.counters
+        """A round: collect the games, store them, log them, learn from the buffer."""
         began = time.time()
-        games = pool.collect(cfg.train.positions_per_round)
+        games = pool.collect(self.cfg.train.positions_per_round)
         seconds = max(time.time() - began, 1e-9)
-        positions = sum(g.length for g in games)
+        self.store(games)
+        self.log_selfplay(games, seconds, pool)
+        progress.update(len(games))
+        if len(self.replay) < self.cfg.train.min_replay:
+            progress.set_postfix(buffer=len(self.replay), waiting_for=self.cfg.train.min_replay)
+            return
+        metrics = self.learn(sum(g.length for g in games))
+        if metrics:
+            progress.set_postfix(loss=f"{metrics['loss/total']:.3f}",
+                                 entropy=f"{metrics['policy/entropy']:.2f}", steps=self.counters.steps)
+
+    def store(self, games) -> None:
+        """The round's games into the game log and, with their symmetry images and value
+        targets, into the replay buffer, in the dtypes the worker made them."""
         self.keep_games(games)
-        q_share = cfg.selfplay.q_share
         for record in games:
             if record.length == 0:
                 continue  # playout cap randomisation recorded none of its positions
-            self.replay.add_game(record.planes.astype(np.float32), record.pis,
-                                 value_targets(record, q_share),
-                                 record.cell_syms.astype(np.int64), record.action_syms.astype(np.int64))
-        c["round"] += 1
-        c["games"] += len(games)
-        c["positions"] += positions
-        step = c["games"]
-        w = self.writer
+            self.replay.add_game(record.planes, record.pis,
+                                 value_targets(record, self.cfg.selfplay.q_share),
+                                 record.cell_syms, record.action_syms)
+        c = self.counters
+        c.round += 1
+        c.games += len(games)
+        c.positions += sum(g.length for g in games)
+
+    def log_selfplay(self, games, seconds: float, pool) -> None:
+        """The round's self-play in TensorBoard, at the run's game count."""
+        count = max(len(games), 1)
+        w, step = self.writer, self.counters.games
         w.add_scalar("selfplay/games_per_s", len(games) / seconds, step)
-        w.add_scalar("selfplay/positions_per_s", positions / seconds, step)
-        w.add_scalar("selfplay/game_length", sum(g.plies for g in games) / max(len(games), 1), step)
+        w.add_scalar("selfplay/positions_per_s", sum(g.length for g in games) / seconds, step)
+        w.add_scalar("selfplay/game_length", sum(g.plies for g in games) / count, step)
         w.add_scalar("selfplay/first_player_win_rate",
-                     sum(g.result == FIRST_WON for g in games) / max(len(games), 1), step)
+                     sum(g.result == FIRST_WON for g in games) / count, step)
         # Self-play turns to draws as a network learns to defend (Gomoku 8x8: most games by 8,000).
-        w.add_scalar("selfplay/draw_rate",
-                     sum(g.result == DRAW for g in games) / max(len(games), 1), step)
-        w.add_scalar("selfplay/q_share", q_share, step)
+        w.add_scalar("selfplay/draw_rate", sum(g.result == DRAW for g in games) / count, step)
+        w.add_scalar("selfplay/q_share", self.cfg.selfplay.q_share, step)
         w.add_scalar("replay/size", len(self.replay), step)
         w.add_scalar("pool/workers_alive", pool.workers_alive, step)
         w.add_scalar("pool/restarts", pool.restarts, step)
-        progress.update(len(games))
-        if len(self.replay) < cfg.train.min_replay:
-            progress.set_postfix(buffer=len(self.replay), waiting_for=cfg.train.min_replay)
-            return
-        self.trainer.set_lr(scheduled_lr(cfg.train, c["games"]))
-        # Steps in proportion to new positions, so faster self-play does not change learning.
-        c["train_samples"] += positions * cfg.train.sample_ratio
-        steps = int(c["train_samples"] // cfg.train.batch_size)
-        c["train_samples"] -= steps * cfg.train.batch_size
+
+    def learn(self, positions: int) -> dict:
+        """Gradient steps in proportion to the round's new positions (so faster self-play does
+        not change learning), at the scheduled rate; the last step's metrics."""
+        train, c = self.cfg.train, self.counters
+        self.trainer.set_lr(scheduled_lr(train, c.games))
+        c.train_samples += positions * train.sample_ratio
+        steps = int(c.train_samples // train.batch_size)
+        c.train_samples -= steps * train.batch_size
         metrics = {}
         for step in range(steps):
-            metrics = self.trainer.train_step(*self.replay.sample(cfg.train.batch_size, self.rng),
+            metrics = self.trainer.train_step(*self.replay.sample(train.batch_size, self.rng),
                                               measure_kl=step == steps - 1)
-            c["steps"] += 1
+            c.steps += 1
             for tag, value in metrics.items():
-                w.add_scalar(tag, value, c["steps"])
-        if metrics:
-            progress.set_postfix(loss=f"{metrics['loss/total']:.3f}",
-                                 entropy=f"{metrics['policy/entropy']:.2f}", steps=c["steps"])
+                self.writer.add_scalar(tag, value, c.steps)
+        return metrics
 
 
-def gate_line(eval_cfg: DictConfig, level: int, next_level: int, result, promoted: bool) -> str:
+def gate_line(eval_cfg: DictConfig, before: GateState, after: GateState, result,
+              promoted: bool) -> str:
     """The gate's result in words: wins-draws-losses, and why the network became best.pt."""
     tally = f"{result.wins}-{result.draws}-{result.losses} (wins-draws-losses)"
     if eval_cfg.gate == "previous":
         verdict = (f", score {result.score:.2f} of at least {eval_cfg.threshold}: the new best.pt"
                    if promoted else "")
         return f"gate vs the best network: {tally}{verdict}"
-    if next_level != level:
-        verdict = f", a clean sweep: the new best.pt, next level {next_level}"
+    level = before.level
+    if after.level != level:
+        verdict = f", a clean sweep: the new best.pt, next level {after.level}"
+    elif promoted and before.best_rate <= 0:
+        verdict = (f", the first wins at this level (win rate {result.win_rate:.2f}): best.pt "
+                   "for now; a clean sweep raises the level")
     elif promoted:
-        verdict = (f", the best win rate at this level so far ({result.win_rate:.2f}): "
-                   "the new best.pt")
+        verdict = (f", a better win rate at this level ({result.win_rate:.2f} over "
+                   f"{before.best_rate:.2f}): the new best.pt")
     else:
-        verdict = ""
+        verdict = f", not above this level's best win rate ({before.best_rate:.2f}): best.pt kept"
     return f"gate vs pure MCTS {level}: {tally}{verdict}"
 
 
@@ -386,16 +419,20 @@ def say(text: str) -> None:
         sys.stdout = open(os.devnull, "w")
 
 
-@hydra.main(version_base=None, config_path=str(CONF_DIR), config_name="config")
-def main(cfg: DictConfig) -> None:
-    hydra_cfg = HydraConfig.get()
+def main(argv: list[str]) -> None:
+    """`python -m alphazero.train ARGV` (its __main__ checks the command line first)."""
+    try:
+        cfg, game_choice = command_tree("config", argv)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
     if cfg.run_name is None:
-        cfg.run_name = hydra_cfg.runtime.choices.get("game")
-    run_dir, run = Path(hydra_cfg.runtime.output_dir), None
+        cfg.run_name = game_choice
+    run_dir, run = output_folder(cfg.out_dir, game_choice), None
     try:
         validate_training(cfg)
         use_training_threads(cfg.threads, worker_count(cfg.selfplay.workers))
-        run = TrainingRun(cfg, run_dir, hydra_cfg.runtime.choices.get("game"))
+        run = TrainingRun(cfg, run_dir, game_choice)
         run.run()
     except (ConfigError, GameError, checkpoint.CheckpointError, WorkerCrashLoop) as error:
         if run is None or run.rounds_played == 0:  # a run that never started leaves no folder
@@ -404,4 +441,3 @@ def main(cfg: DictConfig) -> None:
             checkpoint.discard_run_folder(run_dir)
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-

@@ -45,15 +45,16 @@ class ReplayBuffer:
                  cell_syms: np.ndarray, action_syms: np.ndarray) -> None:
         """Store n positions with all their symmetry images (n * G samples).
 
-        planes float32 [n, P, H, W], pis float32 [n, A], zs float32 [n],
-        cell_syms int64 [n, G, H*W], action_syms int64 [n, G, A] (games.core.base contract).
+        planes [n, P, H, W] uint8 as self-play records them (another dtype must hold whole
+        numbers from 0 to 255), pis float32 [n, A], zs float32 [n], cell_syms [n, G, H*W] and
+        action_syms [n, G, A] integer index maps (games.core.base contract).
         """
         n, groups = cell_syms.shape[:2]
         sample_shape = self.planes.shape[1:]
         if planes.shape[1:] != sample_shape or pis.shape[1:] != self.pis.shape[1:]:
             raise ValueError(f"game samples of shape {planes.shape[1:]} / {pis.shape[1:]} do not fit "
                              f"a replay buffer of shape {sample_shape} / {self.pis.shape[1:]}.")
-        packed = planes.astype(np.uint8)
+        packed = planes.astype(np.uint8, copy=False)
         if not np.array_equal(packed, planes):
             raise ValueError("input planes must hold whole numbers from 0 to 255 to be stored as uint8.")
         flat = packed.reshape(n, sample_shape[0], -1)

@@ -51,7 +51,7 @@ class Trainer:
     def __init__(self, model: nn.Module, lr: float, weight_decay_l2: float, optimizer: str,
                  device: torch.device | str | None = None, precision: str = "float32"):
         """`lr`, `weight_decay_l2`, `optimizer` and `precision` are train.lr, train.l2,
-        train.optimizer and train.precision (conf/config.yaml: their defaults and meaning).
+        train.optimizer and train.precision (alphazero.config.schema: their defaults and meaning).
         In bfloat16 the forward and backward passes run under autocast; the weights, their
         gradients, the optimizer's state and the loss's sums stay float32."""
         self.device = torch.device(device) if device is not None else next(model.parameters()).device

@@ -24,11 +24,12 @@ import numpy as np
 from alphazero.search.puct import BatchedSearch, SearchConfig
 from alphazero.search.openings import random_opening_moves
 from games import DRAW, FIRST_WON, ONGOING
+from games.core.base import fits_uint8
 
 
 @dataclass
 class SelfPlayConfig:
-    """Self-play's settings; their defaults and meaning are conf/config.yaml's `selfplay:`."""
+    """Self-play's settings; their defaults and meaning are alphazero.config.schema's `selfplay:`."""
     simulations: int  # mcts.simulations: the full search's budget
     games_in_parallel: int  # K: trees searched together, one batch per search step
     temperature_moves: int  # plies played with tau = 1 (sampled); argmax after
@@ -87,6 +88,17 @@ class _History:
     move_values: list = field(default_factory=list)
 
 
+def stored_planes(game, state: np.ndarray) -> np.ndarray:
+    """The position's input planes as uint8, as the replay buffer keeps them; a game whose
+    planes break the rule (whole numbers from 0 to 255, games.core.base) is refused rather
+    than truncated."""
+    planes = game.encode(state)
+    if not fits_uint8(planes):
+        raise ValueError(f"{game.name}'s input planes must hold whole numbers from 0 to 255 "
+                         f"(games.core.base); they hold {planes.min()} to {planes.max()}.")
+    return planes.astype(np.uint8)
+
+
 def outcome_for(result: int, mover: int) -> float:
     """z for a position whose side to move is `mover` (0 = first player)."""
     if result == DRAW:
@@ -140,7 +152,7 @@ class SelfPlayWorker:
                    simulations=np.where(full, cfg.simulations, cfg.fast_simulations))
         visits = search.visit_counts()
         root_values = search.root_values()
-        plies = np.array([game.kernels["ply"](s) for s in self.states])
+        plies = np.array([game.ply(s) for s in self.states])
         temperature = np.where(plies < cfg.temperature_moves, 1.0, 0.0)
         actions = search.choose(visits, temperature)
         finished = []
@@ -148,7 +160,7 @@ class SelfPlayWorker:
             history = self.histories[b]
             if full[b]:
                 cells, acts = game.symmetries(state)
-                history.planes.append(game.encode(state).astype(np.uint8))
+                history.planes.append(stored_planes(game, state))
                 history.pis.append(visits[b] / visits[b].sum())
                 history.root_values.append(root_values[b])
                 history.movers.append(game.to_move(state))

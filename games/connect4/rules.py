@@ -24,7 +24,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.core.base import DRAW, FIRST_WON, ONGOING, Game, GameError, check_param_names, int_param
+from games.core.base import (DRAW, FIRST_WON, ONGOING, GameError, KernelGame, Kernels,
+                             check_param_names, int_param)
+from games.core.presentation import Presentation
 from games.core.rng import rand_below
 
 MIN_SIDE, MAX_SIDE = 4, 12
@@ -256,19 +258,29 @@ def _side_param(key: str, value) -> tuple[int, int]:
     return number, number
 
 
+def cell_words(cell: tuple[int, int]) -> str:
+    """A cell given as [row, col] counted from 0 (row 0 the top), in the board's words: its
+    column as the board numbers it, its row counted from the top (rows have no labels)."""
+    row, col = cell
+    return f"column {col + 1}, row {row + 1} from the top (forbidden=[{row}, {col}], counted from 0)"
+
+
 def _describe(side: tuple[int, int]):
     return side[0] if side[0] == side[1] else list(side)
 
 
-class Connect4(Game):
+def _describe_side(side: tuple[int, int]) -> str:
+    """A side's length, or its range where boards are drawn per game: "6", "9-12"."""
+    return str(side[0]) if side[0] == side[1] else f"{side[0]}-{side[1]}"
+
+
+class Connect4(KernelGame):
     name = "connect4"
     planes = 4
     state_size = STATE_SIZE
     state_dtype = np.int16
     num_symmetries = 2
-    kernels = {"legal_actions": legal_actions, "play": play, "status": status,
-               "to_move": to_move, "ply": ply, "encode": encode,
-               "random_playout": random_playout}
+    kernels = Kernels(legal_actions, play, status, to_move, ply, encode, random_playout)
 
     def __init__(self, **params):
         check_param_names(self.name, params, ("rows", "cols", "forbidden"))
@@ -282,22 +294,48 @@ class Connect4(Game):
         self._symmetry_cache: dict = {}
 
     def _forbidden_param(self, value):
+        """null, random, or the cell [row, col] counted from 0 from the top-left cell (the
+        form checkpoints and configs store); every message echoes it in the board's words."""
         if value is None or (isinstance(value, str) and value.lower() in ("none", "null", "")):
             return None
         if isinstance(value, str) and value.lower() == "random":
             return "random"
         if not isinstance(value, (list, tuple)) or len(value) != 2:
-            raise GameError(f"connect4 parameter forbidden must be null, random or [row, col], not '{value}'.")
-        row = int_param(self.name, "forbidden row", value[0], 0, MAX_SIDE - 1)
-        col = int_param(self.name, "forbidden col", value[1], 0, MAX_SIDE - 1)
+            raise GameError(f"connect4 parameter forbidden must be null, random or [row, col] counted "
+                            f"from 0 from the top-left cell ([0, 0] is column 1, the top row), "
+                            f"not '{value}'.")
+        try:
+            row, col = (int_param(self.name, "forbidden", v, 0, MAX_SIDE - 1) for v in value)
+        except GameError:
+            raise GameError(f"connect4 parameter forbidden=[row, col] takes two whole numbers from 0 "
+                            f"to {MAX_SIDE - 1}, counted from the top-left cell, not {list(value)}.") from None
         if row >= self.rows[0] or col >= self.cols[0]:
-            raise GameError(f"connect4 forbidden cell [{row}, {col}] is off the smallest board this "
-                            f"game can draw ({self.rows[0]} rows, {self.cols[0]} columns).")
+            raise GameError(f"connect4 forbidden cell {cell_words((row, col))} is off the smallest "
+                            f"board this game can draw ({self.rows[0]} rows, {self.cols[0]} columns).")
         return (row, col)
 
     def params(self) -> dict:
         forbidden = list(self.forbidden) if isinstance(self.forbidden, tuple) else self.forbidden
         return {"rows": _describe(self.rows), "cols": _describe(self.cols), "forbidden": forbidden}
+
+    def presentation(self) -> Presentation:
+        classic = self.rows == (6, 6) and self.cols == (7, 7) and self.forbidden is None
+        course = self.rows == (9, 12) and self.cols == (9, 12) and self.forbidden == "random"
+        rules = "Discs fall to the lowest free cell of a column; four in a row wins; a full board is a draw."
+        variant = ""
+        if course:
+            variant = "course rules: 9-12 rows and columns, one forbidden cell"
+            rules = ("Discs fall to the lowest free cell of a column; four in a row wins. Each game "
+                     "draws a board of 9 to 12 rows and columns with one forbidden cell that no disc "
+                     "may fill: discs land on top of it, and it breaks lines.")
+        elif self.forbidden is not None:
+            variant = "one forbidden cell"
+            rules += " No disc may fill the forbidden cell: discs land on top of it, and it breaks lines."
+        board = "" if course else f"{_describe_side(self.rows)}×{_describe_side(self.cols)}"
+        return Presentation(name="Connect-4", rules=rules, variant=variant, board=board,
+                            side_names=("Red", "Yellow"), board_style="columns",
+                            blocked_reason="This is the forbidden cell: no disc may fill it "
+                                           "(discs land on top of it).")
 
     def played_by(self, trained: dict) -> bool:
         """Every board inside the trained ranges; a network trained with a random forbidden
@@ -368,13 +406,16 @@ class Connect4(Game):
             marks = [FORBIDDEN_MARK if (r, c) == forbidden else STONES[v] for c, v in enumerate(row)]
             lines.append("".join(m.rjust(width) for m in marks))
         lines.append("".join(str(c + 1).rjust(width) for c in range(board.shape[1])))
+        if forbidden is not None:
+            lines.append(f"{FORBIDDEN_MARK} is the forbidden cell: {cell_words(forbidden)}.")
+        sides = [self.presentation().side(seat) for seat in (0, 1)]
         game_status = int(state[STATUS])
         if game_status == ONGOING:
-            lines.append(f"{STONES[1 + (int(state[PLY]) & 1)]} to move")
+            lines.append(f"{sides[int(state[PLY]) & 1]} to move")
         elif game_status == DRAW:
             lines.append("draw")
         else:
-            lines.append(f"{STONES[game_status]} won")
+            lines.append(f"{sides[game_status - FIRST_WON]} won")
         return "\n".join(lines)
 
     def parse_move(self, state: np.ndarray, text: str) -> int:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.core.base import DRAW, ONGOING, Game, check_param_names, int_param
+from games.core.base import DRAW, ONGOING, KernelGame, Kernels, check_param_names, int_param
+from games.core.presentation import Presentation
 from games.connect6.threats import cell_windows, compile_threat_search, forced_cells, six_windows
 from games.core.rng import rand_below
 from games.core.stone_board import (COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard, add_to_lines,
@@ -176,14 +177,13 @@ def random_playout(state, rng):
     return state[STATUS]
 
 
-KERNELS = {"legal_actions": legal_actions, "play": play, "status": status, "to_move": to_move,
-           "ply": ply, "encode": encode, "random_playout": random_playout}
+KERNELS = Kernels(legal_actions, play, status, to_move, ply, encode, random_playout)
 
 
 # ---------------------------------------------------------------- Python side
 
 
-class Connect6(StoneBoard, Game):
+class Connect6(StoneBoard, KernelGame):
     name = "connect6"
     title = "Connect6"
     move_example = "F5"
@@ -208,6 +208,11 @@ class Connect6(StoneBoard, Game):
 
     def params(self) -> dict:
         return {"size": self.size}
+
+    def presentation(self) -> Presentation:
+        return Presentation(name="Connect6", board=f"{self.size}×{self.size}", rules=(
+            "Six or more in a row wins. Black opens with one stone, then each side places two "
+            "stones a turn."))
 
     def new_state(self, rng=None) -> np.ndarray:
         return self.empty_board((self.size, 0, ONGOING, NONE, NONE, NONE))

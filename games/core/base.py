@@ -4,23 +4,18 @@ A game is a Python object (a subclass of `Game`) that holds its parameters and e
 
 * plain attributes: `name`, `num_actions` (policy vector length), `planes`, `height`, `width`
   (the encoded input is float32 [planes, height, width]), `state_size`, `state_dtype`;
-* `kernels`: a dict of Numba `@njit(cache=True)` functions over one flat state array,
-  with these exact names and signatures (generic code calls them through
-  `games.core.specialize`, never by game name):
-
-    legal_actions(state, mask) -> int     fill bool mask[num_actions]; return the count
-    play(state, action) -> None           apply a legal action in place
-    status(state) -> int                  ONGOING, FIRST_WON, SECOND_WON or DRAW
-    to_move(state) -> int                 0 if the first player acts next, else 1
-    ply(state) -> int                     actions played since the start (passes count)
-    encode(state, out) -> None            write float32 out[planes, height, width],
-                                          from the view of the side to move: plane 0
-                                          its pieces, plane 1 the opponent's (self-play
-                                          reads the final owner of each cell from them)
-    random_playout(state, rng) -> int     play uniformly random legal actions to the end,
-                                          in place; return the final status. `rng` is a
-                                          uint64[1] xorshift state (games.core.rng)
-
+* the rules, one position at a time: `legal_actions(state, mask)`, `play(state, action)`,
+  `status(state)`, `to_move(state)`, `ply(state)`, `encode_into(state, out)` and
+  `random_playout(state, rng)` (abstract methods below). Two kinds of game implement them:
+  - `KernelGame`: `kernels` is a `Kernels` of Numba `@njit(cache=True)` functions over one
+    flat state array, which generic code compiles into its own loops through
+    `games.core.specialize` (the fastest kind; docs/adding_a_game.md);
+  - `games.core.python_game.PythonGame`: rules written as ordinary Python methods
+    (`kernels` is None); the search then takes its game steps in Python.
+* the input planes (`encode_into`): float32 [planes, height, width], every cell written, from
+  the view of the side to move (a network sees no other sign of whose turn it is), and each
+  value a whole number from 0 to 255, in practice 0 or 1: self-play and the replay buffer
+  store planes as uint8 (`fits_uint8`), and tests/test_game_contract.py checks it;
 * `num_symmetries` (G) and `symmetries(state) -> (cells int64[G, height*width],
   actions int64[G, num_actions])`: the symmetry group of this position's board as index
   permutations, identity first. Symmetry g sends flat encoded cell i to cells[g, i] and action
@@ -29,13 +24,22 @@ A game is a Python object (a subclass of `Game`) that holds its parameters and e
 * `transform_state(state, g)`: the state seen through symmetry g, so that
   play(g(s), g(a)) == g(play(s, a)) and encode(g(s)) is encode(s) with cells permuted;
 * text: `render(state)`, `parse_move(state, text)` and `format_move(state, action)`;
-  `board_params(state)`, the parameters that start this state's board (one drawn per game).
+  `board_params(state)`, the parameters that start this state's board (one drawn per game);
+* optional features, declared rather than probed: `pass_action` (the action that passes,
+  or None), `score(state)` (None where the game counts no score), `dirichlet_alpha` (the
+  root noise's default).
 
 The state is data (docs/design.md, principle 3): a 1-D array that can be copied, hashed, pickled.
 """
 from __future__ import annotations
 
+import abc
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
+
+from games.core.presentation import Presentation
 
 ONGOING, FIRST_WON, SECOND_WON, DRAW = 0, 1, 2, 3
 STATUS_NAMES = {ONGOING: "ongoing", FIRST_WON: "first player won",
@@ -71,7 +75,26 @@ def bool_param(game: str, key: str, value) -> bool:
     return value
 
 
-class Game:
+class Kernels(NamedTuple):
+    """A kernel game's rules: Numba `@njit(cache=True)` functions over one flat state array
+    (games.core.specialize compiles generic code against them, never by game name)."""
+    legal_actions: Callable  # (state, mask) -> int: fill bool mask[num_actions]; the count
+    play: Callable  # (state, action) -> None: apply a legal action in place
+    status: Callable  # (state) -> int: ONGOING, FIRST_WON, SECOND_WON or DRAW
+    to_move: Callable  # (state) -> int: 0 if the first player acts next, else 1
+    ply: Callable  # (state) -> int: actions played since the start (passes count)
+    encode: Callable  # (state, out) -> None: write float32 out[planes, height, width]
+    random_playout: Callable  # (state, rng) -> int: random legal actions to the end, in place;
+    # the final status (`rng` a uint64[1] xorshift state, games.core.rng)
+
+
+def fits_uint8(planes: np.ndarray) -> bool:
+    """Whether encoded planes keep the rule for input planes: whole numbers from 0 to 255
+    (self-play and the replay buffer store them as uint8)."""
+    return bool(np.array_equal(planes, planes.astype(np.uint8)))
+
+
+class Game(abc.ABC):
     name: str = ""
     num_actions: int
     planes: int
@@ -79,21 +102,37 @@ class Game:
     width: int
     state_size: int
     state_dtype: type = np.int16
-    kernels: dict
+    # The rules as Numba kernels, or None where they run in Python (games.core.python_game):
+    # the search then takes its game steps in Python.
+    kernels: Kernels | None = None
     num_symmetries: int
-    # Dirichlet alpha suited to the typical number of legal moves (AlphaZero: ~10 / moves).
+    # The default Dirichlet alpha of the root noise, suited to the typical number of legal
+    # moves (AlphaZero: ~10 / moves); alphazero.search.puct.root_noise_alpha reads it.
     dirichlet_alpha: float = 0.3
+    # The action that passes, in a game where a side without a move passes; None: no passes.
+    pass_action: int | None = None
     # Where only a line of exactly this many wins (Gomoku's exact_five), so that the web board
     # marks that line and not a longer one beside it; None: a won game's longest line won it.
     exact_winning_line: int | None = None
 
+    @staticmethod
+    def unavailable() -> str | None:
+        """Why this game cannot be built on this machine (an optional package it needs is
+        missing), in one sentence; None (the default) where it can."""
+        return None
+
+    @abc.abstractmethod
     def params(self) -> dict:
         """Canonical parameters: enough to rebuild this game with `make_game(name, **params)`."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def new_state(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """The start position. Games whose board is drawn per game use `rng` to draw it."""
-        raise NotImplementedError
+
+    def presentation(self) -> Presentation:
+        """The game's words and look for people (games.core.presentation); by default its
+        name, black and white stones and no rules line."""
+        return Presentation(name=self.name, rules="")
 
     def board_params(self, state: np.ndarray) -> dict:
         """The parameters of the board `state` is on: `make_game(name, **board_params)`
@@ -101,21 +140,37 @@ class Game:
         which one was drawn."""
         return self.params()
 
+    @abc.abstractmethod
     def symmetries(self, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError
+        """(cells int64[G, height*width], actions int64[G, num_actions]), identity first."""
 
+    @abc.abstractmethod
     def transform_state(self, state: np.ndarray, g: int) -> np.ndarray:
-        raise NotImplementedError
+        """The state seen through symmetry g."""
 
+    @abc.abstractmethod
     def render(self, state: np.ndarray) -> str:
-        raise NotImplementedError
+        """The position as text for a terminal."""
 
+    @abc.abstractmethod
     def parse_move(self, state: np.ndarray, text: str) -> int:
         """The action for `text` in this position; GameError if malformed or illegal."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def format_move(self, state: np.ndarray, action: int) -> str:
-        raise NotImplementedError
+        """The action's text in this position (parse_move reads it back)."""
+
+    @property
+    def max_plies(self) -> int:
+        """The most actions a game can last, passes included. By default, a bound that holds
+        where every action but a pass fills a cell and a pass comes at most once between two;
+        a game whose moves do not fill cells says its own."""
+        return 2 * self.height * self.width
+
+    def score(self, state: np.ndarray) -> int | None:
+        """The first player's score minus the second's where the game counts one (Othello's
+        discs), at any point of a game; None (the default) where it counts none."""
+        return None
 
     def played_by(self, trained: dict) -> bool:
         """Whether a network trained on this game with parameters `trained` plays this game's
@@ -125,27 +180,47 @@ class Game:
         only the same parameters."""
         return self.params() == trained
 
-    # Conveniences built on the kernels, for Python callers (tests, CLI, play). Not hot paths.
+    # The rules, one position at a time: what Python callers (self-play's bookkeeping, the
+    # tools, tests) use. A kernel game answers through its kernels (KernelGame).
+    @abc.abstractmethod
+    def legal_actions(self, state: np.ndarray, mask: np.ndarray) -> int:
+        """Fill bool mask[num_actions] with the legal actions; return their count."""
+
+    @abc.abstractmethod
+    def play(self, state: np.ndarray, action: int) -> None:
+        """Apply a legal action in place."""
+
+    @abc.abstractmethod
+    def status(self, state: np.ndarray) -> int:
+        """ONGOING, FIRST_WON, SECOND_WON or DRAW."""
+
+    @abc.abstractmethod
+    def to_move(self, state: np.ndarray) -> int:
+        """0 if the first player acts next, else 1."""
+
+    @abc.abstractmethod
+    def ply(self, state: np.ndarray) -> int:
+        """Actions played since the start (passes count)."""
+
+    @abc.abstractmethod
+    def encode_into(self, state: np.ndarray, out: np.ndarray) -> None:
+        """Write every cell of float32 out[planes, height, width] (the rule for planes above)."""
+
+    @abc.abstractmethod
+    def random_playout(self, state: np.ndarray, rng: np.ndarray) -> int:
+        """Random legal actions to the end, in place; the final status (`rng`: games.core.rng)."""
+
     def legal_mask(self, state: np.ndarray) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=np.bool_)
-        self.kernels["legal_actions"](state, mask)
+        self.legal_actions(state, mask)
         return mask
 
     def legal_list(self, state: np.ndarray) -> list[int]:
         return [int(a) for a in np.flatnonzero(self.legal_mask(state))]
 
-    def status(self, state: np.ndarray) -> int:
-        return int(self.kernels["status"](state))
-
-    def to_move(self, state: np.ndarray) -> int:
-        return int(self.kernels["to_move"](state))
-
-    def play(self, state: np.ndarray, action: int) -> None:
-        self.kernels["play"](state, action)
-
     def encode(self, state: np.ndarray) -> np.ndarray:
         out = np.zeros((self.planes, self.height, self.width), dtype=np.float32)
-        self.kernels["encode"](state, out)
+        self.encode_into(state, out)
         return out
 
     def play_moves(self, state: np.ndarray, moves) -> np.ndarray:
@@ -155,3 +230,30 @@ class Game:
                 raise GameError(f"move {i + 1} ({move}) comes after the game has ended.")
             self.play(state, self.parse_move(state, str(move)))
         return state
+
+
+class KernelGame(Game):
+    """A game whose rules are Numba kernels (`kernels`): the fastest kind, which the search
+    compiles into its own loops. The queries below are for Python callers, not hot paths."""
+    kernels: Kernels
+
+    def legal_actions(self, state: np.ndarray, mask: np.ndarray) -> int:
+        return int(self.kernels.legal_actions(state, mask))
+
+    def play(self, state: np.ndarray, action: int) -> None:
+        self.kernels.play(state, action)
+
+    def status(self, state: np.ndarray) -> int:
+        return int(self.kernels.status(state))
+
+    def to_move(self, state: np.ndarray) -> int:
+        return int(self.kernels.to_move(state))
+
+    def ply(self, state: np.ndarray) -> int:
+        return int(self.kernels.ply(state))
+
+    def encode_into(self, state: np.ndarray, out: np.ndarray) -> None:
+        self.kernels.encode(state, out)
+
+    def random_playout(self, state: np.ndarray, rng: np.ndarray) -> int:
+        return int(self.kernels.random_playout(state, rng))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.core.arrays import copy_into
-from games.core.specialize import specialize
+from games.core.specialize import bound_python, specialize
 
 # The names below (status, legal_actions, play, random_playout, ply) are bound to one game's
 # kernels by games.core.specialize; these templates are never called directly.
@@ -63,4 +63,6 @@ def run_playouts(start, rng, count, outcomes):
 
 
 def compiled(game):
+    if game.kernels is None:  # rules in Python: the same code, run as Python
+        return bound_python(game, [perft, run_playouts])
     return specialize(game, [perft, run_playouts])

@@ -13,7 +13,7 @@ import re
 import numpy as np
 from numba import njit
 
-from games.core.base import ONGOING, STATUS_NAMES, GameError
+from games.core.base import DRAW, ONGOING, GameError
 
 EMPTY, BLACK, WHITE, EDGE = 0, 1, 2, 3
 COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRST"  # Go style: no I
@@ -180,9 +180,10 @@ class StoneBoard:
         lines = [f"{self.rows - row:>2} " + " ".join(SYMBOLS[int(v)] for v in stones[row])
                  for row in range(self.rows)]
         lines.append("   " + " ".join(COLUMN_LETTERS[:self.cols]))
-        if self.status(state) != ONGOING:
-            lines.append(f"Game over after {self.kernels['ply'](state)} stones: "
-                         f"{STATUS_NAMES[self.status(state)]}.")
+        outcome = self.status(state)
+        if outcome != ONGOING:
+            result = "draw" if outcome == DRAW else f"{COLOUR_NAMES[outcome]} won"
+            lines.append(f"Game over after {self.ply(state)} stones: {result}.")
         else:
             lines.append(self.turn_line(state))
         return "\n".join(lines)

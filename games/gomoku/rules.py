@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.core.base import (DRAW, ONGOING, Game, GameError, bool_param, check_param_names,
-                             int_param)
+from games.core.base import (DRAW, ONGOING, GameError, KernelGame, Kernels, bool_param,
+                             check_param_names, int_param)
+from games.core.presentation import Presentation
 from games.core.rng import rand_below
 from games.core.stone_board import (BLACK, COLOUR_NAMES, EMPTY, U1, U2, U4, StoneBoard,
                                add_to_lines, board_symmetries, legal_cells, line_block,
@@ -169,8 +170,7 @@ def random_playout(state, rng):
     return state[STATUS]
 
 
-KERNELS = {"legal_actions": legal_actions, "play": play, "status": status, "to_move": to_move,
-           "ply": ply, "encode": encode, "random_playout": random_playout}
+KERNELS = Kernels(legal_actions, play, status, to_move, ply, encode, random_playout)
 
 
 # ---------------------------------------------------------------- Python side
@@ -187,7 +187,7 @@ def _board_shape(params: dict) -> tuple[int, int]:
             int_param("gomoku", "cols", params.get("cols", 15), MIN_SIDE, MAX_SIDE))
 
 
-class Gomoku(StoneBoard, Game):
+class Gomoku(StoneBoard, KernelGame):
     name = "gomoku"
     title = "Gomoku"
     move_example = "C3"
@@ -214,6 +214,13 @@ class Gomoku(StoneBoard, Game):
         shape = ({"size": self.rows} if self.rows == self.cols
                  else {"rows": self.rows, "cols": self.cols})
         return {**shape, "exact_five": self.exact_five}
+
+    def presentation(self) -> Presentation:
+        line = ("Exactly five in a row wins (six or more does not)" if self.exact_five
+                else "Five or more in a row wins (free-style: six counts too)")
+        return Presentation(name="Gomoku", board=f"{self.rows}×{self.cols}",
+                            variant="exactly five" if self.exact_five else "",
+                            rules=f"{line}. Black moves first, one stone a turn.")
 
     def new_state(self, rng=None) -> np.ndarray:
         return self.empty_board((self.rows, self.cols, 0, ONGOING, NONE, int(self.exact_five)))

@@ -19,7 +19,9 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, Game, GameError, check_param_names
+from games.core.base import (DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, KernelGame, Kernels,
+                             check_param_names)
+from games.core.presentation import Presentation
 from games.core.rng import rand_below
 from games.othello.bitboard import (CELLS, COURSE, SIZE, STANDARD, U1, flips_of, flips_vec,
                                     legal_cells, legal_cells_vec, nth_bit, popcount, rule_masks)
@@ -168,7 +170,7 @@ def cells_to_bits(cells) -> np.int64:
     return np.packbits(np.asarray(cells, dtype=np.uint8), bitorder="little").view(np.int64)[0]
 
 
-class Othello(Game):
+class Othello(KernelGame):
     name = "othello"
     num_actions = CELLS + 1
     planes = 4
@@ -177,8 +179,8 @@ class Othello(Game):
     state_size = 6
     state_dtype = np.int64
     num_symmetries = 8
-    kernels = {"legal_actions": legal_actions, "play": play, "status": status,
-               "to_move": to_move, "ply": ply, "encode": encode, "random_playout": random_playout}
+    pass_action = PASS
+    kernels = Kernels(legal_actions, play, status, to_move, ply, encode, random_playout)
 
     def __init__(self, **params):
         check_param_names(self.name, params, ["rules"])
@@ -197,6 +199,20 @@ class Othello(Game):
 
     def params(self) -> dict:
         return {"rules": self.rules}
+
+    def presentation(self) -> Presentation:
+        if self.rule_code == COURSE:
+            return Presentation(
+                name="Othello", variant="course rules: empty board, corners never played",
+                rules=("The board starts empty and the four corners are never played. Any empty "
+                       "cell of the central 6×6 may be played, turning the discs it brackets "
+                       "(maybe none); an outer cell only where it turns some. A side without a "
+                       "move passes; more discs wins."),
+                board_style="squares", blocked_reason="The corners are never played in course Othello.")
+        return Presentation(
+            name="Othello", board="8×8", board_style="squares",
+            rules=("Four discs start in the centre; every move must turn discs by bracketing them; "
+                   "a side without a move passes; more discs wins."))
 
     def new_state(self, rng=None) -> np.ndarray:
         state = np.zeros(self.state_size, dtype=np.int64)
@@ -239,16 +255,16 @@ class Othello(Game):
                 corner = self.rule_code == COURSE and row in (0, SIZE - 1) and col in (0, SIZE - 1)
                 marks.append({1: "X", -1: "O"}.get(board[row, col], "#" if corner else "."))
             lines.append(f"{row + 1:2d} " + " ".join(marks))
+        sides = [self.presentation().side(seat) for seat in (0, 1)]
         black, white = int((board == 1).sum()), int((board == -1).sum())
-        lines.append(f"X (black) {black}, O (white) {white}; {self.rules} rules"
-                     + ("; # = corner, never played." if self.rule_code == COURSE else "."))
+        lines.append(f"{sides[0]} {black}, {sides[1]} {white}; {self.rules} rules.")
         outcome = int(state[STATUS])
         if outcome == ONGOING:
-            lines.append(f"{'XO'[int(state[TO_MOVE])]} to move.")
+            lines.append(f"{sides[int(state[TO_MOVE])]} to move.")
         elif outcome == DRAW:
             lines.append("Game over: draw.")
         else:
-            lines.append(f"Game over: {'X' if outcome == FIRST_WON else 'O'} wins.")
+            lines.append(f"Game over: {sides[outcome - FIRST_WON]} wins.")
         return "\n".join(lines)
 
     def format_move(self, state, action) -> str:

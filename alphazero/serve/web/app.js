@@ -5,7 +5,7 @@
 // run.js (a training run's games).
 import {drawBoard} from "./board.js";
 import {drawGraph} from "./graph.js";
-import {drawMoves} from "./moves.js";
+import {drawMoves, roundNumbers} from "./moves.js";
 import {drawRunGames} from "./run.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,6 +19,7 @@ const page = {
   viewing: null,     // an earlier position on the board (view only), or null: the game's own
   drawn: null,       // {id, ply} last drawn: a move is animated only when it is new
   thought: null,     // the last analysis of the game's own position
+  choicesAsked: 0,   // the number of the latest /api/choices request: only its answer is shown
 };
 window.page = page;  // for the browser tests
 
@@ -47,7 +48,7 @@ function setBusy(busy, text) {
   $("thinking").hidden = !busy;
   $("thinking-text").textContent = text || "The agent is thinking…";
   document.body.classList.toggle("busy", busy);
-  for (const id of ["undo", "pass", "agent-move", "analyse", "new-game"]) $(id).disabled = busy;
+  for (const id of ["undo", "pass", "agent-move", "analyse", "new-game", "new-game-here"]) $(id).disabled = busy;
 }
 
 // Run one request with the indicator on; its refusal becomes the page's message.
@@ -60,43 +61,109 @@ async function withBusy(text, work) {
 }
 
 // --- the set-up form ----------------------------------------------------------------------
+// The game list, each game's parameters as selects and checkboxes (the server finds their
+// choices by asking the game), and, for a game whose board is drawn per game, the choice of
+// the board last played again or a new one. Every change asks the server what the chosen
+// game is called, its rules and which networks play it.
 function preset(key = $("game").value) { return page.options.games.find((g) => g.key === key); }
+
+// A game's name in the list: its name and board, or where its board is drawn per game what
+// its variant changes in short (the words before a colon); the lines under the list say the rest.
+function listName(p) { return [p.name, p.board || p.variant.split(":")[0]].filter(Boolean).join(", "); }
+
+// The board of the last game of each kind whose board is drawn per game: {game, params, board}.
+function keptBoard(key) {
+  try {
+    const kept = JSON.parse(localStorage.getItem("board"));
+    return kept && kept.game === key ? kept : null;
+  } catch { return null; }
+}
+
+function remember(view) {
+  localStorage.setItem("lastGame", view.game);
+  const p = preset(view.game);
+  if (p && JSON.stringify(view.board_params) !== JSON.stringify(p.params)) {
+    const board = `${view.rows.length}×${view.rows[0].length}`;
+    localStorage.setItem("board", JSON.stringify({game: view.game, params: view.board_params, board}));
+  }
+}
+
+// The kept board of the chosen game where the person plays it again, else null.
+function keptChosen() { return $("board-choice").value === "kept" ? keptBoard(preset().key) : null; }
+
+// The choice of a kept board where there is one; its parameters' fields only for a new board.
+function showKeptBoard() {
+  const kept = keptBoard(preset().key);
+  $("board-choice-box").hidden = !kept;
+  if (kept) $("board-choice").options[0].textContent = `This board again (${kept.board})`;
+  $("params").hidden = Boolean(keptChosen());
+}
 
 function fillSetup() {
   const p = preset();
-  $("rules").textContent = p.rules;
-  $("params").replaceChildren(...Object.entries(p.params).map(([key, value]) => {
+  $("params").replaceChildren(...p.fields.map((field) => {
     const label = document.createElement("label");
-    label.textContent = key + " ";
-    const input = document.createElement("input");
-    input.dataset.param = key;
-    input.value = JSON.stringify(value).replaceAll('"', "");
-    label.append(input);
+    label.className = field.kind;
+    let input;
+    if (field.kind === "check") {
+      input = Object.assign(document.createElement("input"), {type: "checkbox", checked: field.value});
+      label.append(input, ` ${field.label}`);
+    } else {
+      input = document.createElement("select");
+      input.append(...field.choices.map((c, k) => new Option(c.label, k, false,
+                                                                JSON.stringify(c.value) === JSON.stringify(field.value))));
+      label.append(`${field.label} `, input);
+    }
+    input.dataset.param = field.key;
     return label;
   }));
-  const choices = [];
-  if (p.shipped) choices.push(["shipped", `Shipped network (${p.shipped})`]);
-  choices.push(["pure", "Pure MCTS (no network)"]);
-  for (const path of page.options.checkpoints) choices.push([path, path]);
-  $("network").replaceChildren(...choices.map(([value, text]) => new Option(text, value)));
-  const [first, second] = p.colours;
-  const seats = {first: `${first} (moves first)`, second: `${second} (moves second)`};
-  for (const option of $("colour").options) if (seats[option.value]) option.textContent = seats[option.value];
   $("simulations").value = p.simulations;
+  return updateChoices();
 }
 
-function readParam(text) {
-  try { return JSON.parse(text); } catch { return text.trim(); }  // [9, 12], 10, null; or random
+function chosenParams() {
+  const p = preset(), kept = keptChosen();
+  if (kept) return kept.params;
+  const params = {...p.params};
+  for (const field of p.fields) {
+    const input = $("params").querySelector(`[data-param="${field.key}"]`);
+    params[field.key] = field.kind === "check" ? input.checked : field.choices[Number(input.value)].value;
+  }
+  return params;
+}
+
+async function updateChoices() {
+  const p = preset(), ask = ++page.choicesAsked;
+  showKeptBoard();
+  let c;
+  try { c = await api("/api/choices", {game: p.key, params: chosenParams()}); }
+  catch (error) { if (ask === page.choicesAsked) { $("form-error").textContent = error.message; } return; }
+  if (ask !== page.choicesAsked) return;
+  $("form-error").textContent = "";
+  // a kept board was drawn by the game's rules: the game's words, not that one board's
+  const words = keptChosen() ? p : c;
+  $("game").selectedOptions[0].textContent = listName(words);
+  $("variant").textContent = words.variant ? `${words.variant[0].toUpperCase()}${words.variant.slice(1)}.` : "";
+  $("rules").textContent = words.rules;
+  const was = $("network").value, networks = [];
+  if (c.shipped) networks.push(["shipped", "Shipped network", c.shipped]);
+  networks.push(["pure", "Pure MCTS (no network)", "Tree search with random playouts"]);
+  for (const path of c.checkpoints) networks.push([path, path.split("/").slice(-2).join("/"), path]);
+  $("network").replaceChildren(...networks.map(([value, text, title]) => Object.assign(new Option(text, value), {title})));
+  if (networks.some(([value]) => value === was)) $("network").value = was;
+  const [first, second] = c.colours;
+  const seats = {first: `${first} (moves first)`, second: `${second} (moves second)`};
+  for (const option of $("colour").options) if (seats[option.value]) option.textContent = seats[option.value];
 }
 
 async function newGame(event) {
   if (event) event.preventDefault();
-  const params = {};
-  for (const input of $("params").querySelectorAll("input")) params[input.dataset.param] = readParam(input.value);
-  const body = {game: $("game").value, params, network: $("network").value,
+  const body = {game: $("game").value, params: chosenParams(), network: $("network").value,
                 colour: $("colour").value, simulations: strength(), moves: $("setup-moves").value};
   const done = await withBusy("Loading the network…", async () => {
     show(await api("/api/games", body));
+    remember(page.game);
+    await updateChoices();  // the board just drawn is now the one kept
   });
   if (done) await afterChange();
 }
@@ -248,22 +315,25 @@ function draw() {
   const g = page.game;
   if (!g) return;
   const shown = page.viewing || g, live = !page.viewing;
-  document.body.dataset.game = g.game_name;
-  const board = `${g.name} · ${g.rows.length}×${g.rows[0].length} board`;
+  // the look follows the board's style and the sides' colours, never a game's name
+  document.body.dataset.style = g.board_style;
+  [document.body.dataset.first, document.body.dataset.second] = g.colours.map((c) => c.toLowerCase());
+  const board = g.board ? g.title : `${g.title} · ${g.rows.length}×${g.rows[0].length}`;
   $("agent-name").textContent = g.replay
     ? `${board} · game ${g.replay.index}, played by ${g.agent}`
     : `${board} · agent: ${g.agent}`;
   const animate = page.drawn !== null && page.drawn.id === page.id && shown.ply === page.drawn.ply + 1;
   page.drawn = {id: page.id, ply: shown.ply};
+  const line = live && page.thought ? expectedLine(g, page.thought) : null;
   drawBoard($("board"), shown, g, {
     hints: live && $("show-hints").checked && humanTurn(g), animate,
-    thought: live ? page.thought : null, heat: $("show-heat").checked, line: $("show-line").checked});
+    thought: live ? page.thought : null, heat: $("show-heat").checked, line: $("show-line").checked && line});
   drawStatus(g, shown, live);
   drawControls(g);
   drawMoves($("moves-head"), $("moves"), g.moves, g.colours, shown.ply, pickPly);
   drawThought(live);
   $("graph-box").hidden = !(g.replay && g.replay.values.length);
-  if (g.replay) drawGraph($("graph"), g.replay.values, finalValue(g), shown.ply, pickPly);
+  if (g.replay) drawGraph($("graph"), g.replay.values, finalValue(g), shown.ply, pickPly, (ply) => moveName(g, ply + 1));
 }
 
 function humanTurn(g) { return g.status === "ongoing" && g.humans.includes(g.to_move) && !g.replay; }
@@ -284,7 +354,11 @@ function drawStatus(g, shown, live) {
     turn = `${g.colours[shown.to_move]} to move`;
     if (shown.turn_stone) turn += `: stone ${shown.turn_stone[0]} of ${shown.turn_stone[1]}`;
   }
-  if (!live || g.replay) turn = `Move ${shown.ply} of ${g.moves.length}` + (turn ? ` · ${turn}` : "");
+  if (!live || g.replay) {
+    const rounds = roundNumbers(g.moves.map((m) => m.mover));
+    const last = rounds.at(-1) ?? 0;
+    turn = (shown.ply ? `${moveName(g, shown.ply)} of ${last}` : `The start (${last} moves)`) + (turn ? ` · ${turn}` : "");
+  }
   $("turn").textContent = turn;
   $("result").textContent = shown.result || "";
   $("result").hidden = !shown.result;
@@ -292,6 +366,14 @@ function drawStatus(g, shown, live) {
   if (live && humanTurn(g) && pass.length && !Object.keys(g.targets).length) {
     say(`You have no move on the board and must ${pass.join(" or ")}.`);
   }
+}
+
+// The `ply`-th move in words, numbered by rounds as the move list is: "White's move 4";
+// past the last move, "The result".
+function moveName(g, ply) {
+  if (ply > g.moves.length) return "The result";
+  const round = roundNumbers(g.moves.slice(0, ply).map((m) => m.mover)).at(-1);
+  return `${g.colours[g.moves[ply - 1].mover]}'s move ${round}`;
 }
 
 function drawControls(g) {
@@ -316,20 +398,44 @@ function drawThought(live) {
   if (!t) return;
   const first = Math.round(50 * (t.value_black + 1)), [one, two] = g.colours;
   $("value-black").style.width = `${first}%`;
-  $("value-text").textContent = `${one} ${first}% · ${two} ${100 - first}% (value ${t.value_black >= 0 ? "+" : ""}${t.value_black.toFixed(2)} for ${one}, ${t.visits} visits)`;
-  $("line").replaceChildren(Object.assign(document.createElement("span"), {textContent: "Expected line: "}),
-    ...t.line.map((move, k) => Object.assign(document.createElement("span"),
-      {textContent: `${k + 1}. ${move} `, className: t.line_movers[k] ? "white" : "black"})));
+  $("value-text").textContent = `${one} ${first}% · ${two} ${100 - first}%`;
+  $("value-detail").textContent = `value ${t.value_black >= 0 ? "+" : ""}${t.value_black.toFixed(2)} for ${one} · ${t.visits} visits`;
+  const span = (className, text) => Object.assign(document.createElement("span"), {className, textContent: text});
+  const turns = [];
+  for (const stone of expectedLine(g, t)) {
+    const turn = turns.at(-1);
+    if (turn && turn.mover === stone.mover && turn.round === stone.round) turn.moves.push(stone.move);
+    else turns.push({...stone, moves: [stone.move]});
+  }
+  // numbered as the move list: a round's number before its first side's turn, "N…" where
+  // the line starts with the second side's
+  $("line").replaceChildren(span("head", "Expected line:"), ...turns.map((turn, k) => {
+    const number = turn.mover === 0 ? `${turn.round}.` : k === 0 ? `${turn.round}…` : "";
+    const chip = span(`turn ${turn.mover ? "white" : "black"}`, "");
+    chip.append(span("number", number), span("swatch " + (turn.mover ? "white" : "black"), ""), span("", turn.moves.join(" ")));
+    return chip;
+  }));
+}
+
+// The principal variation's stones, each with its round number continuing the game's.
+function expectedLine(g, t) {
+  const movers = [...g.moves.map((m) => m.mover), ...t.line_movers];
+  const rounds = roundNumbers(movers).slice(g.moves.length);
+  return t.line.map((move, k) => ({move, mover: t.line_movers[k], round: rounds[k], cell: t.line_cells[k]}));
 }
 
 // --- start --------------------------------------------------------------------------------
 async function start() {
   page.options = await api("/api/options");
-  $("game").replaceChildren(...page.options.games.map((g) => new Option(g.title, g.key)));
+  $("game").replaceChildren(...page.options.games.map((g) => new Option(listName(g), g.key)));
   $("simulations").max = page.options.max_simulations;
   const on = (target, event, handler) => target.addEventListener(event, settles(handler));
   on($("game"), "change", fillSetup);
+  on($("params"), "change", updateChoices);
+  on($("board-choice"), "change", updateChoices);
   on($("setup"), "submit", newGame);
+  // the browser's own refusal of a field (a number out of range) replaces any older message
+  $("setup").addEventListener("invalid", () => say(""), true);
   on($("undo"), "click", undo);
   on($("pass"), "click", () => play(Number($("pass").dataset.action)));
   on($("agent-move"), "click", agentMove);
@@ -351,17 +457,18 @@ async function start() {
     on($("tab-run"), "click", () => showTab("run"));
     on($("run-reload"), "click", loadRun);
   }
-  const first = page.options.games.find((g) => g.shipped) || page.options.games[0];
-  $("game").value = first.key;
-  fillSetup();
+  // the game last played in this browser, else the one people know
+  $("game").value = preset(localStorage.getItem("lastGame")) ? localStorage.getItem("lastGame") : page.options.first;
   if (page.id) {
     try {
       show(await api(`/api/games/${page.id}`));
-      if (preset(page.game.game)) { $("game").value = page.game.game; fillSetup(); }
+      if (preset(page.game.game)) $("game").value = page.game.game;
+      await fillSetup();
       return;
     }
     catch { sessionStorage.removeItem("gameId"); }
   }
+  await fillSetup();
   await newGame();
 }
 

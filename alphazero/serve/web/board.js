@@ -8,10 +8,11 @@ const el = (tag, className, text) => Object.assign(document.createElement(tag), 
 // `position`: what to draw (rows, coordinates, last_cells, win_line, turned);
 // `game`: the game's live view (game_name, column_moves, targets);
 // `show`: {hints, animate (the position follows the one drawn before by one move),
-//          thought (an analysis of this position, or null), heat, line}.
+//          thought (an analysis of this position, or null), heat (bool), line (the expected
+//          line's stones [{cell, mover, round}], or null)}.
 export function drawBoard(board, position, game, show) {
   const rows = position.rows.length, cols = position.rows[0].length, coords = position.coordinates;
-  board.dataset.game = game.game_name;
+  board.dataset.style = game.board_style;
   const sides = {
     top: coords.columns_at === "top" && coords.columns.length > 0,
     bottom: coords.columns_at === "bottom" && coords.columns.length > 0,
@@ -68,8 +69,9 @@ function labels(coords, sides, rows, cols) {
   return made;
 }
 
-// The heat map (each move's share of the root's visits, its percentage in the cell's top
-// left corner) and the principal variation (numbered ghost stones in the cells' centres).
+// The heat map (each move's share of the root's visits, its percentage along the cell's top)
+// and the principal variation (ghost stones numbered by round, below the percentage where a
+// cell has both: style.css keeps them apart).
 function drawThought(board, t, show) {
   const cellOf = (cell) => (cell === null || cell === undefined ? null : board.querySelector(`[data-cell="${cell}"]`));
   if (show.heat) {
@@ -84,10 +86,10 @@ function drawThought(board, t, show) {
     }
   }
   if (show.line) {
-    t.line_cells.forEach((cell, k) => {
-      const target = cellOf(cell);
-      if (!target || target.querySelector(".stone")) return;
-      target.append(el("div", `ghost ${t.line_movers[k] ? "white" : "black"}`, k + 1));
-    });
+    for (const stone of show.line) {
+      const target = cellOf(stone.cell);
+      if (!target || target.querySelector(".stone, .ghost")) continue;
+      target.append(el("div", `ghost ${stone.mover ? "white" : "black"}`, stone.round));
+    }
   }
 }

@@ -4,17 +4,28 @@
 
 const el = (tag, className, text) => Object.assign(document.createElement(tag), {className, textContent: text ?? ""});
 
+// The number of the round each move belongs to, from its movers (0 first, 1 second): a
+// round is the first side's turn and the second's (a Connect6 turn's two stones are one
+// turn). The move list, the replay's "Move N of M" and the expected line all count so.
+export function roundNumbers(movers) {
+  let round = 0;
+  return movers.map((mover, i) => {
+    if ((i === 0 || movers[i - 1] !== mover) && (mover === 0 || round === 0)) round += 1;
+    return round;
+  });
+}
+
 // `moves`: [{text, mover}] in order; `shown`: how many of them the board shows;
 // `pick(ply)`: show the position after `ply` moves.
 export function drawMoves(head, list, moves, colours, shown, pick) {
   head.replaceChildren(el("span", "number"), el("span", "turn", colours[0]), el("span", "turn", colours[1]));
-  const rounds = [];
+  const rounds = [], numbers = roundNumbers(moves.map((move) => move.mover));
   let round = null, turn = null;
   moves.forEach((move, i) => {
     const newTurn = i === 0 || moves[i - 1].mover !== move.mover;
-    if (newTurn && (move.mover === 0 || !round)) {
+    if (numbers[i] > rounds.length) {
       round = el("div", "round");
-      round.append(el("span", "number", `${rounds.length + 1}.`), el("span", "turn"), el("span", "turn"));
+      round.append(el("span", "number", `${numbers[i]}.`), el("span", "turn"), el("span", "turn"));
       rounds.push(round);
     }
     if (newTurn) turn = round.children[1 + move.mover];

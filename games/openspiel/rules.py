@@ -1,0 +1,142 @@
+"""OpenSpiel's two-player, zero-sum, deterministic games of perfect information, through the
+plain-Python contract (games.core.python_game): `game=openspiel:NAME`, with OpenSpiel's own
+parameters, `openspiel:hex(board_size=9)`.
+
+A position is an OpenSpiel state (`child` makes the next one). The encoding is OpenSpiel's
+observation tensor of the side to move, and one more plane of ones when the second player
+moves: many games' tensors show the board by colour, the same for both players (Hex,
+Connect Four, Breakthrough), and the network must know whose turn it is. Moves are
+OpenSpiel's action strings; the only symmetry is the identity. The package `open-spiel` is
+an optional extra (`pip install '.[openspiel]'`), imported when a game is built.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import sys
+
+import numpy as np
+
+from games.core.presentation import Presentation
+from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, check_param_names
+from games.core.python_game import PythonGame
+
+INSTALL = "OpenSpiel's games need the open-spiel package: pip install '.[openspiel]'."
+
+
+def load_openspiel_game(spec: str):
+    """OpenSpiel's game for `spec` ("hex(board_size=9)"), or a GameError in one sentence when
+    it is unknown or not a game this pipeline plays."""
+    if OpenSpielGame.unavailable() is not None:
+        raise GameError(INSTALL)
+    import pyspiel
+    short_name = spec.partition("(")[0].strip()
+    if short_name not in pyspiel.registered_names():  # before load_game, which prints them all
+        raise GameError(f"OpenSpiel has no game '{short_name}'; its games are listed by "
+                        f"python -c 'import pyspiel; print(pyspiel.registered_names())'.")
+    try:
+        with quiet_stderr():  # OpenSpiel prints its error before raising it
+            game = pyspiel.load_game(spec)
+    except pyspiel.SpielError as error:
+        reason = str(error).strip().splitlines()[-1] if str(error).strip() else "unknown game"
+        raise GameError(f"OpenSpiel cannot load '{spec}': {reason}.") from None
+    kind = game.get_type()
+    game_type = pyspiel.GameType
+    if not (game.num_players() == 2 and kind.dynamics == game_type.Dynamics.SEQUENTIAL
+            and kind.chance_mode == game_type.ChanceMode.DETERMINISTIC
+            and kind.information == game_type.Information.PERFECT_INFORMATION
+            and kind.utility == game_type.Utility.ZERO_SUM
+            and kind.provides_observation_tensor):
+        raise GameError(f"openspiel:{spec} is not a two-player, zero-sum, deterministic game "
+                        f"of perfect information with an observation tensor, which is what "
+                        f"this pipeline plays.")
+    return game
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """File descriptor 2 sent to /dev/null inside the block (C++ writes there directly)."""
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def board_shape(shape: list[int]) -> tuple[int, int, int]:
+    """An observation tensor's shape as [planes, height, width]."""
+    return tuple([1] * (3 - len(shape)) + list(shape)) if len(shape) < 3 else \
+        (int(np.prod(shape[:-2])), shape[-2], shape[-1])
+
+
+class OpenSpielGame(PythonGame):
+    name = "openspiel"
+
+    @staticmethod
+    def unavailable() -> str | None:
+        return None if importlib.util.find_spec("pyspiel") else INSTALL
+
+    def __init__(self, **params):
+        check_param_names(self.name, params, ["game"])
+        spec = str(params.get("game", "connect_four")).strip()
+        self.spiel = load_openspiel_game(spec)
+        self.spec = spec
+        planes, self.height, self.width = board_shape(self.spiel.observation_tensor_shape())
+        self.observation_planes = planes
+        self.planes = planes + 1  # and the side to move
+        self.num_actions = self.spiel.num_distinct_actions()
+        self._max_plies = self.spiel.max_game_length()
+        start = self.spiel.new_initial_state()
+        self.dirichlet_alpha = min(1.0, 10.0 / len(start.legal_actions()))
+
+    @property
+    def max_plies(self) -> int:
+        return self._max_plies
+
+    def presentation(self) -> Presentation:
+        """OpenSpiel's long name and its parameters; the rules are OpenSpiel's own."""
+        name = self.spiel.get_type().long_name
+        return Presentation(name=name, board=f"{self.height}×{self.width}",
+                            variant=self.spec if "(" in self.spec else "",
+                            rules=f"{name} as OpenSpiel plays it (its game '{self.spec}'); moves "
+                                  "are written in OpenSpiel's action strings.")
+
+    def params(self) -> dict:
+        return {"game": self.spec}
+
+    def start_position(self):
+        return self.spiel.new_initial_state()
+
+    def legal_moves(self, position) -> list[int]:
+        return position.legal_actions()
+
+    def next_position(self, position, action: int):
+        return position.child(action)
+
+    def result(self, position) -> int:
+        if not position.is_terminal():
+            return ONGOING
+        first = position.returns()[0]
+        return FIRST_WON if first > 0 else SECOND_WON if first < 0 else DRAW
+
+    def side_to_move(self, position) -> int:
+        return max(position.current_player(), 0)  # a finished game's (negative) reads as 0
+
+    def encode_position(self, position, out: np.ndarray) -> None:
+        mover = self.side_to_move(position)
+        tensor = np.asarray(position.observation_tensor(mover), dtype=np.float32)
+        out[:self.observation_planes] = tensor.reshape(self.observation_planes, self.height, self.width)
+        out[self.observation_planes] = mover
+
+    def move_name(self, position, action: int) -> str:
+        return position.action_to_string(self.side_to_move(position), int(action))
+
+    def describe(self, position) -> str:
+        mover = "" if position.is_terminal() else \
+            f"\n{'first' if self.side_to_move(position) == 0 else 'second'} player to move."
+        return str(position).rstrip() + mover

@@ -1,0 +1,234 @@
+"""Games whose rules are Python methods (games.core.python_game): the search's Python game
+steps against the compiled ones, pure MCTS, self-play, training, play and evaluate on the
+worked example (Qubic), and OpenSpiel's games (game=openspiel:NAME)."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from alphazero.config.choices import expand_game_choice
+from alphazero.config.command import command_config
+from alphazero.config.presets import named_game
+from alphazero.search.puct import BatchedSearch, SearchConfig
+from alphazero.search.pure_mcts import PureMCTS
+from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker
+from games import ONGOING, GameError, make_game
+from games.core.python_game import PythonGame
+from games.openspiel.rules import INSTALL, OpenSpielGame
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_openspiel = pytest.mark.skipif(OpenSpielGame.unavailable() is not None,
+                                     reason="open-spiel is not installed")
+
+
+class KernelRulesInPython(PythonGame):
+    """A kernel game's rules called as Python methods, positions being its state arrays: the
+    same game through the other path."""
+
+    def __init__(self, kernel_game):
+        self.inner = kernel_game
+        for key in ("name", "num_actions", "planes", "height", "width"):
+            setattr(self, key, getattr(kernel_game, key))
+
+    @property
+    def max_plies(self):
+        return self.inner.max_plies
+
+    def params(self):
+        return self.inner.params()
+
+    def start_position(self):
+        return self.inner.new_state()
+
+    def legal_moves(self, position):
+        return self.inner.legal_list(position)
+
+    def next_position(self, position, action):
+        child = position.copy()
+        self.inner.play(child, action)
+        return child
+
+    def result(self, position):
+        return self.inner.status(position)
+
+    def side_to_move(self, position):
+        return self.inner.to_move(position)
+
+    def encode_position(self, position, out):
+        self.inner.encode_into(position, out)
+
+    def move_name(self, position, action):
+        return self.inner.format_move(position, action)
+
+    def describe(self, position):
+        return self.inner.render(position)
+
+
+def planes_evaluator(game, seed=0):
+    """A fixed evaluator that depends on the position: linear in its planes."""
+    rng = np.random.default_rng(seed)
+    size = game.planes * game.height * game.width
+    weights, value = rng.normal(size=(size, game.num_actions)), rng.normal(size=size) / 8
+
+    def evaluate(planes, legal):
+        flat = planes.reshape(len(planes), -1)
+        logits = flat @ weights
+        priors = np.exp(logits - logits.max(axis=1, keepdims=True)) * legal
+        return priors / priors.sum(axis=1, keepdims=True), np.tanh(flat @ value)
+    return evaluate
+
+
+def search_config():
+    return SearchConfig(c_puct=1.5, dirichlet_epsilon=0.25, arena_factor=2.0, discount=1.0)
+
+
+def test_python_game_steps_search_exactly_as_the_compiled_ones():
+    """The same game and evaluator through both paths: the same visits and values, move
+    after move, trees reused and restarted alike."""
+    compiled_game = make_game("connect4", rows=6, cols=7, forbidden=None)
+    python_game = KernelRulesInPython(compiled_game)
+    evaluate = planes_evaluator(compiled_game)
+    searches = [BatchedSearch(g, 3, 60, search_config(), seed=1) for g in (compiled_game, python_game)]
+    states = [[g.new_state() for _ in range(3)] for g in (compiled_game, python_game)]
+    for search, rows in zip(searches, states):
+        for b, state in enumerate(rows):
+            search.set_root(b, state)
+    for move in range(8):
+        results = []
+        for search in searches:
+            search.run(evaluate)
+            results.append((search.visit_counts(), search.root_values()))
+        assert np.array_equal(results[0][0], results[1][0]), f"visits differ at move {move}"
+        assert np.allclose(results[0][1], results[1][1]), f"values differ at move {move}"
+        actions = results[0][0].argmax(axis=1)
+        for search, game, rows in zip(searches, (compiled_game, python_game), states):
+            for b, state in enumerate(rows):
+                if game.status(state) == ONGOING:
+                    game.play(state, int(actions[b]))
+                    search.advance(b, int(actions[b]))
+
+
+def qubic_after(moves):
+    game = make_game("qubic")
+    return game, game.play_moves(game.new_state(), moves)
+
+
+def test_pure_mcts_in_python_takes_a_win():
+    game, state = qubic_after(["1A1", "2A1", "1B1", "2B1", "1C1", "2C1"])
+    visits, values = PureMCTS(game, 400, seed=3).search(state[None])
+    assert game.format_move(state, int(visits[0].argmax())) == "1D1"
+    assert visits[0].sum() == 400 and values[0] > 0.5
+
+
+def test_the_network_search_in_python_takes_a_win():
+    game, state = qubic_after(["1A1", "2A1", "1B1", "2B1", "1C1", "2C1"])
+    search = BatchedSearch(game, 1, 200, search_config())
+    search.set_root(0, state)
+    search.run(lambda planes, legal: (legal.astype(np.float32), np.zeros(len(planes))))
+    assert game.format_move(state, int(search.visit_counts()[0].argmax())) == "1D1"
+    assert search.root_values()[0] > 0.5
+
+
+def play_selfplay_games(game, count: int):
+    config = SelfPlayConfig(simulations=16, games_in_parallel=4, temperature_moves=4,
+                            full_search_share=1.0, fast_simulations=16, opening_plies=0,
+                            opening_share=0.0)
+    worker = SelfPlayWorker(game, planes_evaluator(game), config, search_config(), seed=2)
+    records = []
+    while len(records) < count:
+        records += worker.play_move()
+    return records
+
+
+def check_record(game, record):
+    assert record.planes.dtype == np.uint8 and np.allclose(record.pis.sum(axis=1), 1.0)
+    state = record.start.copy()
+    for move in record.moves:
+        game.play(state, int(move))
+    assert game.status(state) == record.result != ONGOING
+
+
+def test_qubic_self_play_games_replay_to_their_results():
+    game = make_game("qubic")
+    for record in play_selfplay_games(game, 2):
+        check_record(game, record)
+
+
+class HalfPlanes(type(make_game("qubic"))):
+    def encode_position(self, position, out):
+        out[:] = 0.5
+
+
+def test_self_play_refuses_planes_that_are_not_whole_numbers():
+    with pytest.raises(ValueError, match="whole numbers from 0 to 255"):
+        play_selfplay_games(HalfPlanes(), 1)
+
+
+def test_the_state_is_the_moves_so_a_game_object_without_its_cache_answers_alike():
+    game, state = qubic_after(["1A1", "2A1", "4D4"])
+    fresh = make_game("qubic")
+    assert fresh.render(state) == game.render(state) and fresh.legal_list(state) == game.legal_list(state)
+
+
+def test_a_tiny_training_run_then_evaluate_and_play(tmp_path, train):
+    run = train(tmp_path, "game=qubic", "train.max_games=8", "eval.games=2", "eval.start_level=10")
+    assert run.returncode == 0, run.stderr[-2000:]
+    latest = tmp_path / "checkpoints" / "qubic" / "latest.pt"
+    assert latest.is_file()
+    command = [sys.executable, "-m", "alphazero.evaluate", "game=qubic", f"checkpoint={latest}",
+               "eval.levels=[10]", "eval.games=2", "mcts.simulations=16",
+               f"out_dir={tmp_path}/evaluate"]
+    evaluated = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert evaluated.returncode == 0 and "pure MCTS 10" in evaluated.stdout, evaluated.stderr[-2000:]
+    played = subprocess.run([sys.executable, "-m", "alphazero.play", "game=qubic",
+                             f"checkpoint={latest}", "mcts.simulations=16"], cwd=ROOT,
+                            input="1A1\n9Z9\nquit\n", capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr[-2000:]
+    assert "agent plays" in played.stdout and "refused: '9Z9' is not a legal move" in played.stdout
+
+
+# ------------------------------------------------------------------ OpenSpiel
+
+
+def test_openspiel_choice_stands_for_the_game_and_its_parameter():
+    assert expand_game_choice(["seed=1", "game=openspiel:hex(board_size=5)"]) == \
+        ["seed=1", "game=openspiel", "game.params.game='hex(board_size=5)'"]
+
+
+@needs_openspiel
+def test_openspiel_games_compose_and_resolve_by_name():
+    cfg = command_config("play", ["game=openspiel:breakthrough(rows=6,columns=6)"])
+    assert cfg.game.name == "openspiel" and cfg.game.params.game == "breakthrough(rows=6,columns=6)"
+    game = named_game("openspiel:hex(board_size=5)")
+    assert game.params() == {"game": "hex(board_size=5)"} and game.num_actions == 25
+
+
+@needs_openspiel
+@pytest.mark.parametrize("spec,words", [
+    ("no_such_game", "OpenSpiel has no game 'no_such_game'"),
+    ("kuhn_poker", "is not a two-player, zero-sum, deterministic game of perfect information"),
+    ("hex(size=3)", "OpenSpiel cannot load 'hex(size=3)': Unknown parameter 'size'"),
+])
+def test_openspiel_games_it_cannot_play_are_one_sentence(spec, words):
+    with pytest.raises(GameError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        make_game("openspiel", game=spec)
+    result = subprocess.run([sys.executable, "-m", "alphazero.play", f"game=openspiel:{spec}"],
+                            cwd=ROOT, input="", capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and words in result.stderr, \
+        result.stderr
+
+
+def test_without_open_spiel_an_openspiel_game_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(OpenSpielGame, "unavailable", staticmethod(lambda: INSTALL))
+    with pytest.raises(GameError, match=r"pip install '\.\[openspiel\]'"):
+        make_game("openspiel", game="connect_four")
+
+
+@needs_openspiel
+def test_openspiel_self_play_games_replay_to_their_results():
+    game = make_game("openspiel", game="hex(board_size=5)")
+    for record in play_selfplay_games(game, 2):
+        check_record(game, record)
+        assert record.planes[:, -1].max() == 1  # the side-to-move plane marks the second player
