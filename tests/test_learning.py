@@ -44,13 +44,13 @@ def command(*args, timeout):
 
 def score_against_pure_mcts(network, out):
     command("alphazero.evaluate", *BOARD, *MATCH, f"checkpoint={network}",
-            f"hydra.run.dir={out}", timeout=240)
+            f"out_dir={out}", timeout=240)
     (row,) = json.loads((out / "ladder.json").read_text())["rows"]
     return row["score"]
 
 
 def test_a_minute_of_training_beats_what_an_untrained_network_does_not(tmp_path):
-    command("alphazero.train", *BOARD, *TRAINING, f"hydra.run.dir={tmp_path}/run",
+    command("alphazero.train", *BOARD, *TRAINING, f"out_dir={tmp_path}/run",
             f"train.checkpoint_dir={tmp_path}/checkpoints", timeout=420)
     trained = tmp_path / "checkpoints" / "learning" / "latest.pt"
     saved = checkpoint.load(trained)
