@@ -29,17 +29,15 @@ from dataclasses import replace
 import numpy as np
 from omegaconf import DictConfig
 
-from alphazero.agent.build import build
+from alphazero.agent.build import board_words, build, shipped_boards, trained_board_words
 from alphazero.agent.spec import agent_spec
 from alphazero.config.command import command_config
 from alphazero.config.command_line import unknown_setting
-from alphazero.config.paths import PRETRAINED_DIR
 from alphazero.config.settings import build_game, validate
 from alphazero.engine_protocol import COMMAND_NAMES, GAME_FREE_ANSWERS, answer, parse_line
 from alphazero.config.presets import advisors_of, load_presets, named_game, playing_budget
 from alphazero.config.threads import use_search_threads
 from alphazero.nn.checkpoint import CheckpointError
-from alphazero.nn.network_cache import checkpoint_info
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, make_game
 from games.core.board_text import legend
 from games.core.cli import parse_overrides
@@ -60,17 +58,6 @@ def parse_colour(word: str, side_names: tuple[str, str]) -> int:
     if seat is None:
         raise Refusal(f"'{word}' is not a colour; use b or w ({side_names[0]} or {side_names[1]}).")
     return seat
-
-
-def board_words(game) -> str:
-    """A game and its board as people say them: "Gomoku, 19×19"."""
-    shown = game.presentation()
-    return ", ".join(part for part in (shown.name, shown.board, shown.variant) if part)
-
-
-def trained_board_words(path) -> str:
-    info = checkpoint_info(path)
-    return board_words(make_game(info["game"], **info["game_params"]))
 
 
 def score_text(black_minus_white: int) -> str:
@@ -172,10 +159,8 @@ class GtpEngine:
         if self.cfg.checkpoint:
             return Refusal(f"the network in {self.cfg.checkpoint} plays "
                            f"{trained_board_words(self.cfg.checkpoint)}, not {wanted}.")
-        shipped = [trained_board_words(path)
-                   for path in sorted(PRETRAINED_DIR.glob(f"{game.name}*.pt"))]
         return Refusal(f"no shipped network plays {wanted} (they play "
-                       f"{'; '.join(shipped) or 'other games'}); start the engine with "
+                       f"{shipped_boards(game.name)}); start the engine with "
                        "checkpoint=PATH for a network trained on it, or with player=pure.")
 
     def set_game(self, args) -> str:

@@ -85,6 +85,8 @@ class TerminalGame:
         if not won or any(move.turned for move in self.moves) or not self.last_turn():
             return []
         board, cols = flat_board(text)
+        if not board:  # a board drawn otherwise than in cell marks: no line to mark
+            return []
         return winning_line(board, cols, self.last_turn(), self.game.exact_winning_line)
 
     def show_board(self) -> None:

@@ -2,7 +2,9 @@
 
 Each game is a package `games/<name>/` whose `__init__` defines `GAME`, its games.core.base.Game
 subclass, `ADVISORS`, the play-time help it offers the agent (games.core.advice), and where it
-has an exact solver `JUDGE`, which scores a player's moves (alphazero.evaluate.judges), beside
+has an exact solver `JUDGE`, which scores a player's moves (alphazero.evaluate.judges), and
+where it brings players of its own `OPPONENTS` (name -> class(game, strength, seed), for
+`evaluate opponent=NAME:STRENGTH`), beside
 what belongs to that game alone (a solver, a threat search). `GAMES` lists them: adding a game
 means adding its package and its name here.
 """
@@ -14,7 +16,8 @@ from games.core.advice import Advisor, LeafRollouts
 from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, Game, GameError
 
 __all__ = ["Game", "GameError", "ONGOING", "FIRST_WON", "SECOND_WON", "DRAW", "GAMES",
-           "game_advisors", "game_class", "game_judge", "game_names", "make_game"]
+           "game_advisors", "game_class", "game_judge", "game_names", "game_opponents",
+           "make_game"]
 
 GAMES = ("connect4", "connect6", "gomoku", "openspiel", "othello", "qubic")  # the packages of games/ that are games
 
@@ -45,3 +48,9 @@ def game_judge(name: str):
     """The exact judge of a game's moves, or None where it has none."""
     game_class(name)
     return getattr(importlib.import_module(f"games.{name}"), "JUDGE", None)
+
+
+def game_opponents(name: str) -> dict:
+    """The players a game brings of its own (OpenSpiel's MCTSBot), by name."""
+    game_class(name)
+    return getattr(importlib.import_module(f"games.{name}"), "OPPONENTS", {})

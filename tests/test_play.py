@@ -146,7 +146,7 @@ def test_play_through_stdin_draws_the_board_with_the_seed():
 
 @pytest.mark.integration
 @pytest.mark.parametrize("overrides,words", [
-    (["game=connect4", "game.params.rows=5", "game.params.cols=5"], "no shipped network plays connect4"),
+    (["game=connect4", "game.params.rows=5", "game.params.cols=5"], "no shipped network plays Connect-4, 5×5"),
     (["human=third", "player=pure"], "human must be one of first, second"),
 ])
 def test_setup_errors_are_one_line_and_exit_2(overrides, words):

@@ -234,3 +234,16 @@ def test_openspiel_self_play_games_replay_to_their_results():
     for record in play_selfplay_games(game, 2):
         check_record(game, record)
         assert record.planes[:, -1].max() == 1  # the side-to-move plane marks the second player
+
+
+@needs_openspiel
+def test_openspiels_mcts_bot_is_an_opponent_that_takes_a_win_and_its_strength_is_checked():
+    from alphazero.evaluate.command import game_opponent
+    from alphazero.config.errors import ConfigError
+    game = make_game("openspiel", game="connect_four")
+    state = game.play_moves(game.new_state(), ["x0", "o6", "x0", "o6", "x0", "o5"])
+    bot, name = game_opponent(game, "mcts:200", seed=0)
+    assert name == "mcts 200" and game.format_move(state, bot.best_actions(state[None])[0]) == "x0"
+    assert game_opponent(game, "checkpoints/some.pt", seed=0) is None  # not the game's own
+    with pytest.raises(ConfigError, match="opponent=mcts:10000"):
+        game_opponent(game, "mcts:lots", seed=0)

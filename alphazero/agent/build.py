@@ -41,9 +41,8 @@ def build(game, spec: AgentSpec, network=None) -> Agent:
     path = spec.checkpoint or default_checkpoint(game.name, game.params())
     if path is None:
         raise checkpoint.CheckpointError(
-            f"no shipped network plays {game.name} with {checkpoint.describe_params(game.params())} "
-            f"(the shipped {game.name} networks play: {shipped_boards(game.name)}); pass "
-            "checkpoint=PATH or use player=pure.")
+            f"no shipped network plays {board_words(game)} (the shipped ones play: "
+            f"{shipped_boards(game.name)}); pass checkpoint=PATH or use player=pure.")
     if network_runtime(spec) == CACHED:
         cached = cached_network(path)
         return _agent(game, spec, cached.info, path,
@@ -127,6 +126,17 @@ def default_checkpoint(game_name: str, game_params: dict) -> Path | None:
 
 def shipped_boards(game_name: str) -> str:
     """What the shipped networks of a game play, for an error message."""
-    boards = [checkpoint.describe_params(checkpoint_info(path).get("game_params"))
-              for path in sorted(PRETRAINED_DIR.glob(f"{game_name}*.pt"))]
+    boards = [trained_board_words(path) for path in sorted(PRETRAINED_DIR.glob(f"{game_name}*.pt"))]
     return "; ".join(boards) if boards else "none is shipped"
+
+
+def board_words(game) -> str:
+    """A game and its board as people say them: "Gomoku, 19×19"."""
+    shown = game.presentation()
+    return ", ".join(part for part in (shown.name, shown.board, shown.variant) if part)
+
+
+def trained_board_words(path) -> str:
+    """The game and board a checkpoint's network was trained on, as people say them."""
+    info = checkpoint_info(path)
+    return board_words(make_game(info["game"], **info["game_params"]))

@@ -205,7 +205,9 @@ class EvaluateSettings(TrainSettings):
     """`python -m alphazero.evaluate` (conf/evaluate.yaml)."""
     checkpoint: Optional[str] = setting(None, "the network to measure; null: the shipped one")
     opponent: Optional[str] = setting(None, "a second checkpoint for a head-to-head match "
-                                      "instead of the ladder, or gtp:COMMAND (docs/judges.md)")
+                                      "instead of the ladder, gtp:COMMAND (docs/judges.md), or "
+                                      "a player the game brings, NAME:STRENGTH (OpenSpiel's "
+                                      "games: mcts:10000, its MCTSBot)")
     gtp: GtpSettings = section(GtpSettings, "opponent=gtp:COMMAND's time limits")
     solver_positions: int = setting(0, "classic Connect-4 or Othello: also score moves on this "
                                     "many solved positions", low=0)

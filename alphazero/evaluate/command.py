@@ -5,7 +5,9 @@ plays the checkpoint against pure MCTS at each level (playouts per move), colour
 alternating, all games of a level at once, and prints a table (with a 95% Wilson interval on
 the win rate) that it also writes as JSON to its run directory. `opponent=PATH` plays two
 checkpoints head to head instead, and `opponent=gtp:COMMAND` any program that speaks GTP
-(alphazero.evaluate.gtp), with each side's seconds per move. On classic Connect-4 and
+(alphazero.evaluate.gtp), with each side's seconds per move, and `opponent=NAME:STRENGTH` a
+player the game brings of its own (OpenSpiel's games: `mcts:10000`, OpenSpiel's MCTSBot with
+random rollouts and its solver on). On classic Connect-4 and
 Othello, `solver_positions=N` (with `solver_kind=random|early|selfplay`) also measures how
 often the checkpoint, its network's search alone and pure MCTS at the ladder's levels play
 an optimal move on N solved positions (alphazero.evaluate.judges); `solver_kind=stages`
@@ -30,7 +32,7 @@ from alphazero.agent.build import build, build_agent
 from alphazero.agent.spec import AgentSpec, agent_spec
 from alphazero.config.command import command_tree, output_folder
 from alphazero.config.threads import use_search_threads
-from games import GameError
+from games import GameError, game_opponents
 
 
 def solver_rows(game, player, levels, cfg: DictConfig) -> list[dict]:
@@ -63,6 +65,20 @@ def format_stage_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def game_opponent(game, opponent: str, seed: int):
+    """(player, its name) for `opponent=NAME:STRENGTH` where the game brings a player of that
+    name (games.game_opponents: OpenSpiel's MCTSBot as mcts:10000); None for any other
+    opponent."""
+    name, _, strength = str(opponent).partition(":")
+    kinds = game_opponents(game.name)
+    if name not in kinds:
+        return None
+    if not (strength.isdigit() and int(strength) > 0):
+        raise ConfigError(f"opponent={opponent}: give {name}'s strength as a whole number of "
+                          f"at least 1 after the colon, such as opponent={name}:10000.")
+    return kinds[name](game, int(strength), seed), f"{name} {strength}"
+
+
 def run(cfg: DictConfig, out_dir: Path) -> dict:
     validate(cfg)
     use_search_threads(cfg.threads)
@@ -76,10 +92,12 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
             rows = [program_row(game, player, program, cfg.eval.games, cfg.seed,
                                 cfg.eval.opening_plies)]
     elif cfg.opponent:
-        rival = build_agent(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1)
+        rival, name = game_opponent(game, cfg.opponent, cfg.seed + 1) or (
+            build_agent(game, cfg, "az", cfg.opponent, seed=cfg.seed + 1),
+            f"checkpoint {Path(cfg.opponent).name}")
         result = play_match(game, player, rival, cfg.eval.games, cfg.seed,
                             opening_plies=cfg.eval.opening_plies)
-        rows = [result_row(f"checkpoint {Path(cfg.opponent).name}", result)]
+        rows = [result_row(name, result)]
     else:
         rows = ladder(game, player, levels, cfg.eval.games, cfg.seed, cfg.eval.opening_plies)
     if cfg.solver_positions:

@@ -38,9 +38,12 @@ def board_cells(text: str) -> list[tuple[int, list[int]]]:
 
 
 def flat_board(text: str) -> tuple[str, int]:
-    """The board's cell marks row by row as one string, and its number of columns."""
+    """The board's cell marks row by row as one string, and its number of columns ("", 0
+    where `text` draws no board of cell marks, as a game in Python may not)."""
     lines = text.splitlines()
     rows = board_cells(text)
+    if not rows:
+        return "", 0
     return "".join(lines[index][at] for index, cells in rows for at in cells), len(rows[0][1])
 
 
@@ -56,10 +59,10 @@ def move_change(before: str, after: str) -> tuple[int | None, list[int]]:
 def marked_board(text: str, last_turn: list[int], line: list[int]) -> str:
     """`text` with the cells of the last turn in parentheses and those of the winning line in
     brackets (where both, brackets); adjacent marked cells of one text row share a pair."""
-    if not (last_turn or line):
+    rows = board_cells(text)
+    if not (last_turn or line) or not rows:
         return text
     lines = [list(row) for row in text.splitlines()]
-    rows = board_cells(text)
     cols = len(rows[0][1])
     pairs = {cell: WINNING_LINE for cell in line}
     pairs.update({cell: LAST_TURN for cell in last_turn if cell not in pairs})

@@ -1,0 +1,26 @@
+"""OpenSpiel's own MCTSBot as an opponent for matches (`evaluate opponent=mcts:N`): UCT with
+random rollouts and its solver on, a judge the network never trained against. It searches
+OpenSpiel's state of each position afresh, N simulations a move."""
+from __future__ import annotations
+
+import numpy as np
+
+UCT_C = 2.0  # OpenSpiel's example default for MCTSBot
+
+
+class OpenSpielMCTS:
+    def __init__(self, game, simulations: int, seed: int = 0):
+        self.game, self.simulations, self.seed = game, simulations, seed
+        self.last_values = np.zeros(0, dtype=np.float32)
+        self.reset()
+
+    def reset(self) -> None:
+        from open_spiel.python.algorithms import mcts
+        rng = np.random.RandomState(self.seed)
+        self.bot = mcts.MCTSBot(self.game.spiel, UCT_C, self.simulations,
+                                mcts.RandomRolloutEvaluator(1, rng), solve=True, random_state=rng)
+
+    def best_actions(self, states: np.ndarray) -> np.ndarray:
+        actions = [self.bot.step(self.game.position(state)) for state in np.atleast_2d(states)]
+        self.last_values = np.zeros(len(actions), dtype=np.float32)  # the bot tells no value
+        return np.asarray(actions, dtype=np.int64)
