@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q -n auto
 
 # The unit tests alone (no command, training run, worker process, browser or shipped network at
-# its playing budget: the `integration` marker, pyproject.toml): under a minute.
+# its playing budget: the `integration` marker, pyproject.toml): about a minute on 2 cores.
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -n auto -m "not slow and not integration"
 

@@ -125,7 +125,7 @@ def test_no_command_imports_another():
     assert not crossing, "\n".join(sorted(crossing))
 
 
-MAX_KERNEL_PARAMETERS = 10  # past this, related arguments travel as one named tuple
+MAX_KERNEL_PARAMETERS = 10  # past this, related arguments travel together (a named tuple, one array)
 
 
 def is_njit(decorator: ast.expr) -> bool:

@@ -14,8 +14,6 @@ from games import FIRST_WON, ONGOING, make_game
 
 from helpers import PURE
 
-pytestmark = pytest.mark.integration  # most games are played through the command
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -136,6 +134,7 @@ def run_play(*overrides, stdin: str):
                           input=stdin, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.integration
 def test_play_through_stdin_draws_the_board_with_the_seed():
     result = run_play("game=connect4", "seed=5", *PURE, stdin="x\n1\nquit\n")
     assert result.returncode == 0, result.stderr
@@ -145,6 +144,7 @@ def test_play_through_stdin_draws_the_board_with_the_seed():
     assert "agent plays" in result.stdout and "Game abandoned." in result.stdout
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("overrides,words", [
     (["game=connect4", "game.params.rows=5", "game.params.cols=5"], "no shipped network plays Connect-4, 5×5"),
     (["human=third", "player=pure"], "human must be one of first, second"),

@@ -172,6 +172,7 @@ def test_the_state_is_the_moves_so_a_game_object_without_its_cache_answers_alike
     assert fresh.render(state) == game.render(state) and fresh.legal_list(state) == game.legal_list(state)
 
 
+@pytest.mark.integration
 def test_a_tiny_training_run_then_evaluate_and_play(tmp_path, train):
     run = train(tmp_path, "game=qubic", "train.max_games=8", "eval.games=2", "eval.start_level=10")
     assert run.returncode == 0, run.stderr[-2000:]
@@ -205,6 +206,7 @@ def test_openspiel_games_compose_and_resolve_by_name():
     assert game.params() == {"game": "hex(board_size=5)"} and game.num_actions == 25
 
 
+@pytest.mark.integration
 @needs_openspiel
 @pytest.mark.parametrize("spec,words", [
     ("no_such_game", "OpenSpiel has no game 'no_such_game'"),

@@ -1,8 +1,6 @@
 """The Numba kernels of the classic Connect-4 solver (games.connect4.solver): bitboard negamax."""
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
@@ -12,6 +10,9 @@ ILLEGAL_MOVE_SCORE = -1000  # move_scores' value for a full column
 ROWS, COLS, HEIGHT, CELLS, BOTTOM, BOARD = range(6)
 # stats array slots
 NODES, LIMIT, ABORTED = range(3)
+# move_lists [cells + 1, 2, cols]: row d lists the moves at d stones (MOVES), best first, and
+# their ordering scores (SCORES)
+MOVES, SCORES = range(2)
 NO_LIMIT = 1 << 62
 # Transposition table entry: (key // table size) << 9 | kind << 7 | (score + SCORE_BIAS). The
 # slot is key % table size, so the quotient identifies the key. One int64 per entry: a probe
@@ -19,25 +20,6 @@ NO_LIMIT = 1 << 62
 EMPTY, UPPER, LOWER = 0, 1, 2  # kinds; an all-zero entry is empty
 KIND_SHIFT, QUOTIENT_SHIFT = 7, 9
 SCORE_BIAS = 64  # scores lie within -32..32 on boards of at most 63 bits
-
-
-class Search(NamedTuple):
-    """What every search kernel carries down the recursion unchanged: the board's shape and
-    the memory the search writes. One argument where six were: Numba passes it the same way.
-
-    geo        int64 [6]: ROWS, COLS, HEIGHT (bits per column), CELLS, BOTTOM, BOARD (masks)
-    order      int64 [cols]: the columns, centre first (ties in move ordering)
-    table      int64 [a prime]: the transposition table (entries as described above)
-    move_buf   int64 [cells + 1, cols]: row d holds the moves at d stones, best first
-    score_buf  int64 [cells + 1, cols]: their ordering scores
-    stats      int64 [3]: NODES searched, the node LIMIT, ABORTED once it is passed
-    """
-    geo: np.ndarray
-    order: np.ndarray
-    table: np.ndarray
-    move_buf: np.ndarray
-    score_buf: np.ndarray
-    stats: np.ndarray
 
 
 # ----------------------------------------------------------------------------- bit helpers
@@ -122,32 +104,31 @@ def _non_losing_moves(current, mask, geo):
 # ----------------------------------------------------------------------------- search
 
 @njit(cache=True)
-def _order_moves(current, mask, candidates, stones, search):
-    """Write the moves in `candidates` to row `stones` of the buffers, the move creating the
-    most threats first; ties keep the centre-first order. Returns how many there are."""
-    geo, order, move_buf, score_buf = search.geo, search.order, search.move_buf, search.score_buf
+def _order_moves(current, mask, candidates, stones, geo, order, move_lists):
+    """Write the moves in `candidates` to row `stones` of `move_lists`, the move creating the
+    most threats first; ties keep the centre-first `order`. Returns how many there are."""
     count = 0
     for i in range(order.size):
         move = candidates & _column_cells(order[i], geo)
         if move == 0:
             continue
         threats = _popcount(winning_cells(current | move, mask | move, geo))
-        insert_by_score(move_buf, score_buf, stones, count, move, threats)
+        insert_by_score(move_lists, stones, count, move, threats)
         count += 1
     return count
 
 
 @njit(cache=True, inline="always")
-def insert_by_score(move_buf, score_buf, row, count, move, score):
+def insert_by_score(move_lists, row, count, move, score):
     """Insert `move` among the `count` moves of row `row`, kept by descending score; among
     equal scores, earlier insertions first."""
     slot = count
-    while slot > 0 and score_buf[row, slot - 1] < score:
-        move_buf[row, slot] = move_buf[row, slot - 1]
-        score_buf[row, slot] = score_buf[row, slot - 1]
+    while slot > 0 and move_lists[row, SCORES, slot - 1] < score:
+        move_lists[row, MOVES, slot] = move_lists[row, MOVES, slot - 1]
+        move_lists[row, SCORES, slot] = move_lists[row, SCORES, slot - 1]
         slot -= 1
-    move_buf[row, slot] = move
-    score_buf[row, slot] = score
+    move_lists[row, MOVES, slot] = move
+    move_lists[row, SCORES, slot] = score
 
 
 @njit(cache=True, inline="always")
@@ -156,10 +137,9 @@ def _entry(quotient, kind, score):
 
 
 @njit(cache=True)
-def _negamax(current, mask, stones, alpha, beta, search):
+def _negamax(current, mask, stones, alpha, beta, geo, order, table, move_lists, stats):
     """Fail-hard alpha-beta: a result <= alpha is an upper bound of the score, >= beta a lower
     bound, in between exact. The side to move must not be able to win at once."""
-    geo, table, stats = search.geo, search.table, search.stats
     stats[NODES] += 1
     if stats[NODES] > stats[LIMIT]:
         stats[ABORTED] = 1
@@ -195,10 +175,11 @@ def _negamax(current, mask, stones, alpha, beta, search):
         if alpha >= beta:
             return beta
 
-    count = _order_moves(current, mask, candidates, stones, search)
+    count = _order_moves(current, mask, candidates, stones, geo, order, move_lists)
     for i in range(count):
-        move = search.move_buf[stones, i]
-        score = -_negamax(current ^ mask, mask | move, stones + 1, -beta, -alpha, search)
+        move = move_lists[stones, MOVES, i]
+        score = -_negamax(current ^ mask, mask | move, stones + 1, -beta, -alpha, geo, order,
+                          table, move_lists, stats)
         if stats[ABORTED]:
             return 0  # nothing below was proved: store nothing
         if score >= beta:
@@ -211,15 +192,16 @@ def _negamax(current, mask, stones, alpha, beta, search):
 
 
 @njit(cache=True)
-def _search(current, mask, stones, alpha, beta, search):
+def _search(current, mask, stones, alpha, beta, geo, order, table, move_lists, stats):
     """_negamax, with the two cases it assumes away answered exactly: a full board and a win
     with the next stone."""
-    cells = search.geo[CELLS]
+    cells = geo[CELLS]
     if stones == cells:
         return 0
-    if _can_win_now(current, mask, search.geo):
+    if _can_win_now(current, mask, geo):
         return (cells + 1 - stones) // 2
-    return _negamax(current, mask, stones, alpha, beta, search)
+    return _negamax(current, mask, stones, alpha, beta, geo, order, table,
+                    move_lists, stats)
 
 
 @njit(cache=True, inline="always")
@@ -228,12 +210,12 @@ def _half_towards_zero(value):
 
 
 @njit(cache=True)
-def solve(current, mask, stones, search):
+def solve(current, mask, stones, geo, order, table, move_lists, stats):
     """The exact score, narrowed by null-window searches (0 if the budget ran out)."""
-    cells = search.geo[CELLS]
+    cells = geo[CELLS]
     if stones == cells:
         return 0
-    if _can_win_now(current, mask, search.geo):
+    if _can_win_now(current, mask, geo):
         return (cells + 1 - stones) // 2
     low = -((cells - stones) // 2)
     high = (cells + 1 - stones) // 2
@@ -244,8 +226,9 @@ def solve(current, mask, stones, search):
             probe = _half_towards_zero(low)
         elif probe >= 0 and high // 2 > probe:
             probe = high // 2
-        result = _negamax(current, mask, stones, probe, probe + 1, search)
-        if search.stats[ABORTED]:
+        result = _negamax(current, mask, stones, probe, probe + 1, geo, order, table,
+                          move_lists, stats)
+        if stats[ABORTED]:
             return 0
         if result <= probe:
             high = result
@@ -255,21 +238,23 @@ def solve(current, mask, stones, search):
 
 
 @njit(cache=True)
-def move_scores(current, mask, stones, search, outcome_only, out):
+def move_scores(current, mask, stones, geo, order, table, move_lists, stats, outcome_only,
+                out):
     """Fill `out` with the exact score of every column (ILLEGAL_MOVE_SCORE for full ones),
     or with `outcome_only` just its sign (1 win, 0 draw, -1 loss)."""
-    for col in range(search.geo[COLS]):
-        out[col] = column_score(current, mask, stones, col, search, outcome_only)
-        if search.stats[ABORTED]:
+    for col in range(geo[COLS]):
+        out[col] = column_score(current, mask, stones, col, geo, order, table, move_lists,
+                                stats, outcome_only)
+        if stats[ABORTED]:
             return
 
 
 @njit(cache=True)
-def column_score(current, mask, stones, col, search, outcome_only):
+def column_score(current, mask, stones, col, geo, order, table, move_lists, stats,
+                 outcome_only):
     """The exact score of playing `col` (ILLEGAL_MOVE_SCORE if it is full), or with
     `outcome_only` its sign: one search with the window (-1, 1) proves that, far cheaper than
     the exact score early in the game. Meaningless once stats[ABORTED] is set."""
-    geo = search.geo
     cells = geo[CELLS]
     if mask & _top_cell(col, geo):
         return ILLEGAL_MOVE_SCORE
@@ -280,19 +265,19 @@ def column_score(current, mask, stones, col, search, outcome_only):
         # np.int64: a literal argument would compile a second version of the recursive
         # search, which Numba's cache then loads wrongly (Numba bug report #6713: a segfault).
         reply = _search(current ^ mask, mask | move, stones + 1, np.int64(-1), np.int64(1),
-                        search)
+                        geo, order, table, move_lists, stats)
         return 1 if reply < 0 else (-1 if reply > 0 else 0)
-    return -solve(current ^ mask, mask | move, stones + 1, search)
+    return -solve(current ^ mask, mask | move, stones + 1, geo, order, table, move_lists,
+                  stats)
 
 
 @njit(cache=True)
-def optimal_flags(current, mask, stones, search, out):
+def optimal_flags(current, mask, stones, geo, order, table, move_lists, stats, out):
     """Set out[col] to 1 for the columns whose score equals the position's score, 0 otherwise.
     One full solve, then one null-window test per move: cheaper than every move's score."""
-    best = solve(current, mask, stones, search)
-    if search.stats[ABORTED]:
+    best = solve(current, mask, stones, geo, order, table, move_lists, stats)
+    if stats[ABORTED]:
         return
-    geo = search.geo
     cells = geo[CELLS]
     threats = winning_cells(current, mask, geo)
     for col in range(geo[COLS]):
@@ -304,7 +289,8 @@ def optimal_flags(current, mask, stones, search, out):
             out[col] = 1 if (cells + 1 - stones) // 2 == best else 0
             continue
         # The move reaches `best` exactly when the opponent's score is at most -best.
-        reply = _search(current ^ mask, mask | move, stones + 1, -best, 1 - best, search)
-        if search.stats[ABORTED]:
+        reply = _search(current ^ mask, mask | move, stones + 1, -best, 1 - best, geo, order,
+                        table, move_lists, stats)
+        if stats[ABORTED]:
             return
         out[col] = 1 if reply <= -best else 0

@@ -94,13 +94,12 @@ class Connect4Solver:
         height = rows + 1
         bottom = sum(1 << (col * height) for col in range(cols))
         board = bottom * ((1 << rows) - 1)
-        self._search = kernels.Search(
-            geo=np.array([rows, cols, height, self.cells, bottom, board], dtype=np.int64),
-            order=centre_first(cols),
-            table=np.zeros(_prime_at_most(1 << table_bits), dtype=np.int64),  # all EMPTY
-            move_buf=np.zeros((self.cells + 1, cols), dtype=np.int64),
-            score_buf=np.zeros((self.cells + 1, cols), dtype=np.int64),
-            stats=np.zeros(3, dtype=np.int64))
+        self._geo = np.array([rows, cols, height, self.cells, bottom, board], dtype=np.int64)
+        self._order = centre_first(cols)
+        size = _prime_at_most(1 << table_bits)
+        self._table = np.zeros(size, dtype=np.int64)  # all entries EMPTY
+        self._move_lists = np.zeros((self.cells + 1, 2, cols), dtype=np.int64)
+        self._stats = np.zeros(3, dtype=np.int64)
         self.last_nodes = 0
 
     def solve(self, moves) -> int:
@@ -109,8 +108,8 @@ class Connect4Solver:
         Raises ValueError if `moves` is not a legal sequence or the game is already over."""
         current, mask, stones = self._position(moves)
         self._start(None)
-        score = kernels.solve(current, mask, stones, self._search)
-        self.last_nodes = int(self._search.stats[NODES])
+        score = kernels.solve(current, mask, stones, *self._kernel_args())
+        self.last_nodes = int(self._stats[NODES])
         return int(score)
 
     def move_scores(self, moves, node_limit: int | None = None,
@@ -135,7 +134,7 @@ class Connect4Solver:
         current, mask, stones = position
         self._start(node_limit)
         scores = np.empty(self.cols, dtype=np.int64)
-        kernels.move_scores(current, mask, stones, self._search, outcome_only, scores)
+        kernels.move_scores(current, mask, stones, *self._kernel_args(), outcome_only, scores)
         return None if self._finish() else scores
 
     def optimal_moves(self, moves, node_limit: int | None = None) -> list[int] | None:
@@ -145,27 +144,30 @@ class Connect4Solver:
         current, mask, stones = self._position(moves)
         self._start(node_limit)
         flags = np.zeros(self.cols, dtype=np.int64)
-        kernels.optimal_flags(current, mask, stones, self._search, flags)
+        kernels.optimal_flags(current, mask, stones, *self._kernel_args(), flags)
         if self._finish():
             return None
         return [int(col) for col in np.flatnonzero(flags)]
 
     # ------------------------------------------------------------------ internals
 
+    def _kernel_args(self):
+        return self._geo, self._order, self._table, self._move_lists, self._stats
+
     def _start(self, node_limit):
         if node_limit is not None and node_limit < 1:
             raise ValueError(f"node_limit must be a positive number of nodes, not {node_limit}.")
-        self._search.stats[:] = (0, NO_LIMIT if node_limit is None else node_limit, 0)
+        self._stats[:] = (0, NO_LIMIT if node_limit is None else node_limit, 0)
 
     def _finish(self):
         """Record the node count; True if the call ran out of nodes."""
-        self.last_nodes = int(self._search.stats[NODES])
-        return bool(self._search.stats[ABORTED])
+        self.last_nodes = int(self._stats[NODES])
+        return bool(self._stats[ABORTED])
 
     def _position(self, moves):
         """(current, mask, stones) after replaying `moves`, which must be legal and leave the
         game unfinished."""
-        height, geo = self.rows + 1, self._search.geo
+        height, geo = self.rows + 1, self._geo
         current = mask = 0
         for index, move in enumerate(moves):
             try:
