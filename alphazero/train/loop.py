@@ -93,7 +93,9 @@ class TrainingRun:
         self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
         self.rng = np.random.default_rng(cfg.seed)
         self.counters = RunCounters(eval_level=cfg.eval.start_level)
-        self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.run_name(cfg)
+        # the run's name: run_name, else the game= choice (connect4 and connect4_classic never mix)
+        self.name = cfg.run_name or config_name or cfg.game.name
+        self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.name
         self.run_dir = run_dir
         self.writer = SummaryWriter(str(run_dir))
         # `auto` chosen once, here, for every worker and the gate: on this machine's CPU, the
@@ -109,11 +111,6 @@ class TrainingRun:
             model_sizes=sizes, device=cfg.device, precision=self.precision,
             selfplay=SelfPlayConfig.from_cfg(cfg), search=SearchConfig.from_cfg(cfg.mcts),
             seed=cfg.seed)
-
-    @staticmethod
-    def run_name(cfg: DictConfig) -> str:
-        """The name chosen with game= (so connect4 and connect4_classic never mix)."""
-        return cfg.run_name or cfg.game.name
 
     # --- checkpoints ------------------------------------------------------------------
     def network_payload(self) -> dict:
@@ -210,7 +207,7 @@ class TrainingRun:
         stop = []
         signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
         progress = tqdm(total=cfg.train.max_games, initial=self.counters.games, unit="game",
-                        desc=f"{self.run_name(cfg)} self-play", dynamic_ncols=True)
+                        desc=f"{self.name} self-play", dynamic_ncols=True)
         try:
             while not self.finished() and not stop:
                 games_before = self.counters.games
@@ -426,8 +423,6 @@ def main(argv: list[str]) -> None:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    if cfg.run_name is None:
-        cfg.run_name = game_choice
     run_dir, run = output_folder(cfg.out_dir, game_choice), None
     try:
         validate_training(cfg)
