@@ -1,8 +1,8 @@
 """Matches between any two players (`play_match`, all games at once, colours alternating),
-gating during training (`Gate`), the pure-MCTS ladder, and a match against a GTP program
-with each side's seconds per move (`program_row`). Each match is reported as one row
-(`result_row`, with a 95% Wilson interval on the win rate); the `evaluate` command
-(alphazero.evaluate.command) and `curve` print them.
+gating during training (`gate_match` plays it, `gate_verdict` decides it), the pure-MCTS
+ladder, and a match against a GTP program with each side's seconds per move (`program_row`).
+Each match is reported as one row (`result_row`, with a 95% Wilson interval on the win rate);
+the `evaluate` command (alphazero.evaluate.command) and `curve` print them.
 """
 from __future__ import annotations
 
