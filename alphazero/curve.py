@@ -71,7 +71,7 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
         raise ConfigError(f"curve plays snapshots against pure MCTS's levels or a GTP program "
                           f"(opponent=gtp:COMMAND), not opponent={cfg.opponent}.")
     paths = snapshot_paths(folder)
-    program = program_opponent(game, cfg) if cfg.opponent else None
+    program = program_opponent(game, cfg.opponent, cfg.gtp) if cfg.opponent else None
     writer = SummaryWriter(str(out_dir))
     rows = []
     print(f"{'self-play games':>15}  {table_header()}")

@@ -88,7 +88,7 @@ def run(cfg: DictConfig, out_dir: Path) -> dict:
         judges.make_judge(game, cfg.solver_kind)  # one sentence now, not after the matches
     player = build_agent(game, cfg, "az", cfg.checkpoint, seed=cfg.seed)
     if program_command(cfg.opponent) is not None:
-        with program_opponent(game, cfg) as program:
+        with program_opponent(game, cfg.opponent, cfg.gtp) as program:
             rows = [program_row(game, player, program, cfg.eval.games, cfg.seed,
                                 cfg.eval.opening_plies)]
     elif cfg.opponent:

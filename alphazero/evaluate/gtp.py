@@ -48,10 +48,10 @@ def program_command(opponent) -> str | None:
     return None
 
 
-def program_opponent(game, cfg) -> GtpAgent:
-    """The GTP program cfg.opponent names, started and set up for `game`."""
-    return GtpAgent(game, program_command(cfg.opponent), cfg.gtp.move_seconds,
-                    cfg.gtp.start_seconds)
+def program_opponent(game, opponent: str, gtp) -> GtpAgent:
+    """The GTP program `opponent=gtp:COMMAND` names, started and set up for `game`, with the
+    time limits of the settings' `gtp:` section."""
+    return GtpAgent(game, program_command(opponent), gtp.move_seconds, gtp.start_seconds)
 
 
 def check_fixed_board(game) -> None:
