@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.core.board_text import BLOCKED, Coordinates, move_change
+from games.core.board_text import Coordinates, move_change
 
 
 class BoardViewError(ValueError):

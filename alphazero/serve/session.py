@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from alphazero.agent.agent import Thought
-from alphazero.serve.board_view import (BLOCKED, BoardView, board_view, drawn_board, filled_cell,
+from alphazero.serve.board_view import (BoardView, board_view, drawn_board, filled_cell,
                                         flat_board, move_change)
+from games.core.board_text import BLOCKED
 from alphazero.serve.move_marks import move_marks
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError
 from games.core.presentation import Presentation

@@ -319,7 +319,6 @@ class Connect4(KernelGame):
         return {"rows": _describe(self.rows), "cols": _describe(self.cols), "forbidden": forbidden}
 
     def presentation(self) -> Presentation:
-        classic = self.rows == (6, 6) and self.cols == (7, 7) and self.forbidden is None
         course = self.rows == (9, 12) and self.cols == (9, 12) and self.forbidden == "random"
         rules = "Discs fall to the lowest free cell of a column; four in a row wins; a full board is a draw."
         variant = ""
