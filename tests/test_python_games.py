@@ -247,3 +247,18 @@ def test_openspiels_mcts_bot_is_an_opponent_that_takes_a_win_and_its_strength_is
     assert game_opponent(game, "checkpoints/some.pt", seed=0) is None  # not the game's own
     with pytest.raises(ConfigError, match="opponent=mcts:10000"):
         game_opponent(game, "mcts:lots", seed=0)
+
+
+@needs_openspiel
+def test_openspiels_placement_games_are_drawn_for_the_page_and_moving_games_are_not():
+    from alphazero.serve.board_view import board_view
+    four = make_game("openspiel", game="connect_four")
+    state = four.play_moves(four.new_state(), ["x3", "o3", "x4"])
+    rows, coordinates = four.drawn_board(state)
+    assert rows[-2:] == ["...O...", "...XX.."] and len(coordinates.columns) == 7
+    view = board_view(four, state)
+    assert view.column_moves and sorted(view.targets) == four.legal_list(state)
+    hex5 = make_game("openspiel", game="hex(board_size=5)")
+    assert board_view(hex5, hex5.new_state()).targets.keys() == set(range(25))
+    assert make_game("openspiel", game="breakthrough(rows=6,columns=6)").drawn_board(
+        make_game("openspiel", game="breakthrough(rows=6,columns=6)").new_state()) is None

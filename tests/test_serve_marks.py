@@ -12,7 +12,8 @@ from games import ONGOING
 
 from helpers import ROOT
 
-# Every game that draws its board (Game.drawn_board); OpenSpiel's games draw none yet.
+# Every game whose coordinates spell its moves: OpenSpiel's name the mover in a move (x3, o3),
+# so its cells are drawn without names.
 PRESETS = sorted(path.stem for path in (ROOT / "conf" / "game").glob("*.yaml")
                  if path.stem != "openspiel")
 

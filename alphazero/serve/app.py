@@ -58,8 +58,8 @@ class LiveSession:
 
 def drawable(preset: Preset) -> bool:
     """Whether the page can offer a game: it can be built here (an optional package such as
-    open-spiel installed) and it draws its board (Game.drawn_board; OpenSpiel's games do not
-    yet)."""
+    open-spiel installed) and it draws its board (Game.drawn_board; OpenSpiel's games of
+    moving pieces do not)."""
     if game_class(preset.game_name).unavailable() is not None:
         return False
     game = make_game(preset.game_name, **preset.params)

@@ -18,11 +18,15 @@ import sys
 
 import numpy as np
 
+from games.core.board_text import Coordinates
 from games.core.presentation import Presentation
 from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, check_param_names
 from games.core.python_game import PythonGame
 
 INSTALL = "OpenSpiel's games need the open-spiel package: pip install '.[openspiel]'."
+# The characters OpenSpiel's texts draw a board with: empty cells, the first player's pieces
+# (x, black) and the second's (o, white), as cell marks (games.core.board_text)
+GRID_MARKS = {".": ".", "-": ".", "x": "X", "b": "X", "o": "O", "w": "O"}
 
 
 def load_openspiel_game(spec: str):
@@ -102,6 +106,7 @@ class OpenSpielGame(PythonGame):
         """OpenSpiel's long name and its parameters; the rules are OpenSpiel's own."""
         name = self.spiel.get_type().long_name
         return Presentation(name=name, board=f"{self.height}×{self.width}",
+                            board_style="columns" if self.num_actions == self.width else "stones",
                             variant=self.spec if "(" in self.spec else "",
                             rules=f"{name} as OpenSpiel plays it (its game '{self.spec}'); moves "
                                   "are written in OpenSpiel's action strings.")
@@ -140,3 +145,40 @@ class OpenSpielGame(PythonGame):
         mover = "" if position.is_terminal() else \
             f"\n{'first' if self.side_to_move(position) == 0 else 'second'} player to move."
         return str(position).rstrip() + mover
+
+    def drawn_board(self, state: np.ndarray) -> tuple[list[str], Coordinates] | None:
+        """The board read from OpenSpiel's own text of the position, for a game whose moves
+        each place a piece (an action a cell, a pass, or a column's lowest free cell: Connect
+        Four, Hex, Tic-Tac-Toe, Othello) and whose text is a grid of one character a cell as
+        wide and as high as the observation: its first `height` rows, labels at either end
+        dropped. None otherwise (a game of moving pieces is played by clicks on cells, which
+        do not say where a piece comes from)."""
+        cells = self.width * self.height
+        if self.num_actions not in (self.width, cells, cells + 1):
+            return None
+        rows = []
+        for line in str(self.position(state)).splitlines():
+            cells = self.grid_row(line)
+            if cells is None:
+                if rows:
+                    break
+                continue
+            rows.append(cells)
+        if len(rows) < self.height:
+            return None
+        return rows[:self.height], Coordinates(
+            [str(column + 1) for column in range(self.width)], "bottom",
+            [str(self.height - row) for row in range(self.height)], "left")
+
+    def grid_row(self, line: str) -> str | None:
+        """One text line as a row of cell marks ('.', 'X' the first player's, 'O' the
+        second's), or None where it is not a row of `width` cells."""
+        tokens = line.split()
+        while tokens and tokens[0].isdigit():
+            tokens.pop(0)
+        while tokens and tokens[-1].isdigit():
+            tokens.pop()
+        text = "".join(tokens).lstrip("0123456789")
+        if len(text) != self.width or not set(text) <= set(GRID_MARKS):
+            return None
+        return "".join(GRID_MARKS[char] for char in text)
