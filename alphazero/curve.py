@@ -28,7 +28,7 @@ from alphazero.nn import checkpoint
 from alphazero.config.command_line import check_command_line
 from alphazero.config.errors import ConfigError
 from alphazero.config.command import command_tree, output_folder
-from alphazero.config.settings import build_game, validate
+from alphazero.config.settings import build_game, run_name, validate
 from alphazero.evaluate.elo import fit_elo, round_robin, score_table
 from alphazero.evaluate.elo_plot import elo_svg
 from alphazero.evaluate.gtp import program_command, program_opponent
@@ -185,7 +185,8 @@ def main(argv: list[str]) -> None:
     out_dir, written = None, "curve.json"
     try:
         cfg, game_choice = command_tree("curve", argv)
-        run_folder = Path(cfg.run or Path(cfg.train.checkpoint_dir) / (cfg.run_name or game_choice))
+        name = run_name(cfg, game_choice, build_game(cfg))
+        run_folder = Path(cfg.run or Path(cfg.train.checkpoint_dir) / name)
         folder = Path(cfg.snapshots or run_folder / "snapshots")
         out_dir = output_folder(cfg.out_dir, game_choice, "curve")
         written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"

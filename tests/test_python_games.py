@@ -262,3 +262,15 @@ def test_openspiels_placement_games_are_drawn_for_the_page_and_moving_games_are_
     assert board_view(hex5, hex5.new_state()).targets.keys() == set(range(25))
     assert make_game("openspiel", game="breakthrough(rows=6,columns=6)").drawn_board(
         make_game("openspiel", game="breakthrough(rows=6,columns=6)").new_state()) is None
+
+
+@needs_openspiel
+def test_runs_of_two_openspiel_games_keep_apart():
+    from alphazero.config.settings import build_game, run_name
+    names = set()
+    for spec in ("hex(board_size=5)", "connect_four"):
+        cfg = command_config("config", [f"game=openspiel:{spec}"])
+        names.add(run_name(cfg, "openspiel", build_game(cfg)))
+    assert names == {"openspiel_hex_board_size_5", "openspiel_connect_four"}
+    classic = command_config("config", ["game=connect4_classic"])
+    assert run_name(classic, "connect4_classic", build_game(classic)) == "connect4_classic"

@@ -270,6 +270,15 @@ def build_game(cfg: DictConfig) -> Game:
     return make_game(cfg.game.name, **OmegaConf.to_container(cfg.game.params))
 
 
+def run_name(cfg: DictConfig, game_choice: str | None, game: Game) -> str:
+    """A run's name (its folder in checkpoints/): `run_name`, else the game= choice (so
+    connect4 and connect4_classic never mix) with what tells the game's variants apart
+    (openspiel_hex_board_size_9)."""
+    if cfg.run_name:
+        return cfg.run_name
+    return "_".join(part for part in (game_choice or game.name, game.run_suffix()) if part)
+
+
 def worker_count(setting) -> int:
     """0 plays in the training process. 'auto' does that on two cores or fewer (training
     takes a small share of the time, and one process can use both cores for the network),

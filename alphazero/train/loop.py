@@ -25,8 +25,8 @@ from tqdm import tqdm
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
 from alphazero.config.command import command_tree, output_folder
-from alphazero.config.settings import (build_game, ddp_devices, scheduled_lr, validate_training,
-                                       worker_count)
+from alphazero.config.settings import (build_game, ddp_devices, run_name, scheduled_lr,
+                                       validate_training, worker_count)
 from alphazero.train import game_log
 from alphazero.train.distributed import DataParallelTrainer
 from alphazero.evaluate.match import GateState, gate_match, gate_verdict
@@ -93,8 +93,7 @@ class TrainingRun:
         self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
         self.rng = np.random.default_rng(cfg.seed)
         self.counters = RunCounters(eval_level=cfg.eval.start_level)
-        # the run's name: run_name, else the game= choice (connect4 and connect4_classic never mix)
-        self.name = cfg.run_name or config_name or cfg.game.name
+        self.name = run_name(cfg, config_name, self.game)
         self.checkpoint_dir = Path(cfg.train.checkpoint_dir) / self.name
         self.run_dir = run_dir
         self.writer = SummaryWriter(str(run_dir))

@@ -130,6 +130,12 @@ class Game(abc.ABC):
     def new_state(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """The start position. Games whose board is drawn per game use `rng` to draw it."""
 
+    def run_suffix(self) -> str:
+        """What tells this game's training runs apart from other runs named by the same
+        `game=` choice: nothing by default (a conf/game/ file is one game); OpenSpiel's game
+        and parameters, which one `game=openspiel:...` choice covers."""
+        return ""
+
     def drawn_board(self, state: np.ndarray) -> tuple[list[str], Coordinates] | None:
         """The board as a page draws it: its rows of cell marks (`.` empty, `X` the first
         player's piece, `O` the second's, `#` a cell never played) and the coordinates around

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import sys
 
 import numpy as np
@@ -113,6 +114,9 @@ class OpenSpielGame(PythonGame):
 
     def params(self) -> dict:
         return {"game": self.spec}
+
+    def run_suffix(self) -> str:
+        return re.sub(r"[^a-z0-9]+", "_", self.spec.lower()).strip("_")
 
     def start_position(self):
         return self.spiel.new_initial_state()
