@@ -24,6 +24,7 @@ from alphazero.config.choices import check_group_choices, expand_game_choice
 from alphazero.config.command_line import composition_error
 from alphazero.config.compose import composition
 from alphazero.config.errors import ConfigError
+from games.core.base import GameError
 from games.core.compile_note import tell_first_compilation
 
 
@@ -58,10 +59,12 @@ def output_folder(out_dir: str | None, game_choice: str | None, *below: str) -> 
 
 
 def run_or_exit(session: Callable[[], None]) -> None:
-    """Run a command; a user's mistake is one line on stderr and exit code 2, not a traceback."""
+    """Run a command; a user's mistake (a bad setting, checkpoint or move: ConfigError,
+    CheckpointError, GameError) is one line on stderr and exit code 2; a bug stays a
+    traceback."""
     try:
         session()
-    except ValueError as error:  # ConfigError, GameError and CheckpointError are ValueErrors
+    except (ConfigError, GameError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:

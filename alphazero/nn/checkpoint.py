@@ -18,9 +18,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from alphazero.config.errors import ConfigError
 
-class CheckpointError(ValueError):
-    """A checkpoint that is missing, unreadable or made for another game; one sentence."""
+
+class CheckpointError(ConfigError):
+    """A checkpoint that is missing, unreadable or made for another game (a setting's file, so
+    a user's mistake like any bad setting); one sentence."""
 
 
 # Network sizes that older checkpoints save and the networks no longer take, each with the
