@@ -15,17 +15,8 @@ import time
 
 import numpy as np
 
-from games import ONGOING, make_game
+from games import make_game
 from games.othello.solver import OthelloSolver
-
-
-def random_endgame(game, rng, empties: int) -> np.ndarray:
-    while True:
-        state = game.new_state()
-        while game.status(state) == ONGOING and game.playable_empties(state) > empties:
-            game.play(state, int(rng.choice(game.legal_list(state))))
-        if game.status(state) == ONGOING:
-            return state
 
 
 def timed(call, state) -> float:
@@ -40,11 +31,11 @@ def main(args: list[str]) -> None:
     game = make_game("othello", rules=options.get("rules", "course"))
     count = int(options.get("positions", 20))
     rng = np.random.default_rng(0)
-    OthelloSolver(game).move_values(random_endgame(game, rng, 6))  # compile
+    OthelloSolver(game).move_values(game.random_endgame(rng, 6))  # compile
     for empties in (int(e) for e in options.get("empties", "10,12,14").split(",")):
         rows = {"solve": [], "best_move": [], "move_values": []}
         for _ in range(count):
-            state = random_endgame(game, rng, empties)
+            state = game.random_endgame(rng, empties)
             for name in rows:  # a fresh table each time, allocated outside the timing
                 rows[name].append(timed(getattr(OthelloSolver(game), name), state))
         print(json.dumps({"rules": game.rules, "empties": empties, "positions": count} | {

@@ -152,15 +152,8 @@ def forced_pass_moves():
 def endgame():
     """endgame(game, rng, empties): an Othello position reached by random play with `empties`
     playable empty cells, still going."""
-    from games import ONGOING
-
     def endgame(game, rng, empties):
-        while True:
-            state = game.new_state()
-            while game.status(state) == ONGOING and game.playable_empties(state) > empties:
-                game.play(state, int(rng.choice(game.legal_list(state))))
-            if game.status(state) == ONGOING:
-                return state
+        return game.random_endgame(rng, empties)
     return endgame
 
 

@@ -31,16 +31,6 @@ class Coordinates:
                 "rows": self.rows, "rows_at": self.rows_at}
 
 
-def _board_line(line: str) -> tuple[str, str | None, str | None] | None:
-    """A board row's cell marks and its numeric labels at the start and the end, or None."""
-    tokens = line.split()
-    start = tokens.pop(0) if tokens and tokens[0].isdigit() else None
-    end = tokens.pop() if tokens and tokens[-1].isdigit() else None
-    if tokens and all(t in CELL_MARKS for t in tokens):
-        return "".join(tokens), start, end
-    return None
-
-
 def _column_labels(line: str, count: int) -> list[str] | None:
     """A line of `count` column labels (A B C ..., a b c ..., 1 2 3 ...), or None."""
     tokens = line.split()
@@ -51,28 +41,23 @@ def _column_labels(line: str, count: int) -> list[str] | None:
 
 
 def read_board(text: str, width: int | None = None) -> tuple[list[str], Coordinates] | None:
-    """The board's rows from a rendering (the first run of lines whose tokens, less a leading
-    and a trailing numeric label, are all cell marks, all of one length, at most `width`) and
-    its coordinates; None where the text draws none."""
+    """The board's rows of cell marks (board_cells' rows, at most `width` cells wide) and its
+    coordinates: the rows' number labels and a line of column labels above or below; None
+    where the text draws no board."""
     lines = text.splitlines()
-    found: list[tuple[int, str, str | None, str | None]] = []
-    for index, line in enumerate(lines):
-        row = _board_line(line)
-        if row is None or (found and len(row[0]) != len(found[0][1])):
-            if found:
-                break
-            continue
-        found.append((index, *row))
-    if not found or (width is not None and len(found[0][1]) > width):
+    rows = board_cells(text)
+    if not rows or (width is not None and len(rows[0][1]) > width):
         return None
-    rows = [marks for _, marks, _, _ in found]
-    first, last = found[0][0], found[-1][0]
-    above = _column_labels(lines[first - 1], len(rows[0])) if first > 0 else None
-    below = _column_labels(lines[last + 1], len(rows[0])) if last + 1 < len(lines) else None
-    left, right = [row[2] for row in found], [row[3] for row in found]
+    marks = ["".join(lines[index][at] for at in cells) for index, cells in rows]
+    words = [lines[index].split() for index, _ in rows]
+    left = [w[0] if w[0].isdigit() else None for w in words]
+    right = [w[-1] if w[-1].isdigit() else None for w in words]
+    first, last = rows[0][0], rows[-1][0]
+    above = _column_labels(lines[first - 1], len(marks[0])) if first > 0 else None
+    below = _column_labels(lines[last + 1], len(marks[0])) if last + 1 < len(lines) else None
     row_labels, rows_at = (left, "left") if None not in left else (right, "right")
-    return rows, Coordinates(above or below or [], "top" if above else "bottom",
-                             row_labels if None not in row_labels else [], rows_at)
+    return marks, Coordinates(above or below or [], "top" if above else "bottom",
+                              row_labels if None not in row_labels else [], rows_at)
 
 
 def board_cells(text: str) -> list[tuple[int, list[int]]]:

@@ -241,6 +241,16 @@ class Othello(KernelGame):
         """Empty cells that can still be played (the course rules' corners never can)."""
         return int((self.board(state) == 0).sum()) - (4 if self.rule_code == COURSE else 0)
 
+    def random_endgame(self, rng: np.random.Generator, empties: int) -> np.ndarray:
+        """A position reached by uniformly random play with `empties` playable empty cells
+        left, the game still going (the solver's tests and benchmark start from these)."""
+        while True:
+            state = self.new_state()
+            while self.status(state) == ONGOING and self.playable_empties(state) > empties:
+                self.play(state, int(rng.choice(self.legal_list(state))))
+            if self.status(state) == ONGOING:
+                return state
+
     def board(self, state) -> np.ndarray:
         """int8[8, 8]: 1 black, -1 white, 0 empty."""
         return (bits_to_cells(state[BLACK]).astype(np.int8)
