@@ -69,23 +69,25 @@ def test_openvino_bfloat16_agrees_with_float32_within_the_tolerance(name):
     assert precision.within_tolerance(errors), errors
 
 
-def _choose_with(monkeypatch, tmp_path, bfloat16_runner, speeds):
-    """choose() on the shipped classic Connect-4 network as if this CPU had bfloat16 units,
-    with the bfloat16 path replaced and the speeds given."""
-    game, model = shipped("connect4_classic")
+def _choose_with(monkeypatch, tmp_path, bfloat16_runner, speeds, name="connect4_classic"):
+    """choose() on a shipped network as if this CPU had bfloat16 units and VNNI, with the
+    bfloat16 path replaced and the speeds given (int8 runs as it is)."""
+    game, model = shipped(name)
     real = precision.cpu_runner
-    monkeypatch.setattr(precision, "candidate_paths", lambda: [precision.FLOAT32, precision.BFLOAT16])
-    monkeypatch.setattr(precision, "cpu_runner", lambda m, path, threads: (
+    monkeypatch.setattr(precision, "candidate_paths",
+                        lambda: [precision.FLOAT32, precision.BFLOAT16, precision.INT8])
+    monkeypatch.setattr(precision, "cpu_runner", lambda m, path, threads, calibration=None: (
         bfloat16_runner(real(m, precision.FLOAT32, threads)) if path == precision.BFLOAT16
-        else real(m, path, threads)))
+        else real(m, path, threads, calibration=calibration)))
     monkeypatch.setattr(precision, "_cached_speeds", lambda *args: speeds)
     return precision.choose(onnx_of(game, model), game, 1, cache=tmp_path)
 
 
-def speeds(float32: tuple, bfloat16: tuple) -> dict:
+def speeds(float32: tuple, bfloat16: tuple, int8: tuple = (1, 1, 1)) -> dict:
     """Positions/s at each of SPEED_BATCHES (1, 8, 64), as _cached_speeds gives them."""
-    return {runtime: dict(zip(map(str, precision.SPEED_BATCHES), rates))
-            for runtime, rates in (("onnxruntime", float32), ("openvino", bfloat16))}
+    return {precision_name: dict(zip(map(str, precision.SPEED_BATCHES), rates))
+            for precision_name, rates in (("float32", float32), ("bfloat16", bfloat16),
+                                          ("int8", int8))}
 
 
 def shifted(by: float):
@@ -131,8 +133,9 @@ def test_a_split_runner_sends_small_batches_to_float32():
     assert not np.array_equal(runner(planes[:8], legal[:8])[1], float32(planes[:8], legal[:8])[1])
 
 
-def test_a_cpu_without_bfloat16_units_keeps_float32_through_onnx_runtime(monkeypatch):
-    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
+def test_a_cpu_without_bfloat16_units_nor_x86_keeps_float32_through_onnx_runtime(monkeypatch):
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"asimd"}))
+    monkeypatch.setattr(precision, "x86", lambda: False)
     assert precision.candidate_paths() == [precision.FLOAT32]
     game, model = shipped("connect4_classic")
     chosen, choice = resolve_precision("auto", model, game, torch.device("cpu"))
@@ -144,6 +147,7 @@ def test_the_speeds_are_measured_once_per_machine_and_shape(monkeypatch, tmp_pat
     if not openvino_session.available():
         pytest.skip("needs OpenVINO, which the project installs")
     monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx512_bf16"}))
+    monkeypatch.setattr(precision, "x86", lambda: True)
     monkeypatch.setattr(precision, "SPEED_SECONDS", 0.01)
     game, model = shipped("connect4_classic")
     model_bytes = onnx_of(game, model)
