@@ -309,9 +309,10 @@ class TrainingRun:
             return False
         self.paths_left.append(path)
         choice = precisions.choose(onnx_model, self.game, threads, without=tuple(self.paths_left))
-        say(f"warning: self-play's {self.precision} network is {errors['value']:.3f} in value "
-            f"and {errors['policy']:.3f} in priors from float32's (tolerance "
-            f"{precisions.TOLERANCE['value']}); self-play goes on with the {choice.describe()}")
+        tqdm.write(f"warning: self-play's {self.precision} network is {errors['value']:.3f} in "
+                   f"value and {errors['policy']:.3f} in priors from float32's (tolerance "
+                   f"{precisions.TOLERANCE['value']}); self-play goes on with the "
+                   f"{choice.describe()}", file=sys.stderr)  # beside the path told at the start
         self.precision = choice.precision_at(self.cfg.selfplay.games_in_parallel)
         self.precision_choice = choice if choice.precision == self.precision else None
         self.spec = replace(self.spec, precision=self.precision)
