@@ -78,15 +78,15 @@ def cached_inference(model: bytes, trained_game, precision: str) -> OnnxInferenc
     """The cached ONNX model in `precision`, or on the path `auto` chooses (said once); an
     int8 model is quantized once and kept in the cache too."""
     threads = chosen_threads()
-    calibration = precisions.calibration(trained_game, CACHE_DIR / precisions.INT8_FOLDER)
-    if precision != "auto":
-        path = next(path for path in precisions.PATH_NAMES if path[0] == precision)
-        return OnnxInference(precisions.cpu_runner(model, path, threads, calibration=calibration),
-                             *path)
-    choice = precisions.choose(model, trained_game, threads, CACHE_DIR)
-    precisions.say_once(choice)
-    path = (choice.precision, choice.runtime)
-    return OnnxInference(precisions.cpu_runner(model, path, threads, choice.from_batch, calibration),
+    if precision == "auto":
+        choice = precisions.choose(model, trained_game, threads, CACHE_DIR)
+        precisions.say_once(choice)
+        path, from_batch = (choice.precision, choice.runtime), choice.from_batch
+    else:
+        path, from_batch = next(p for p in precisions.PATH_NAMES if p[0] == precision), 1
+    calibration = (precisions.calibration(trained_game, CACHE_DIR / precisions.INT8_FOLDER)
+                   if path == precisions.INT8 else None)
+    return OnnxInference(precisions.cpu_runner(model, path, threads, from_batch, calibration),
                          *path)
 
 

@@ -184,34 +184,33 @@ def check_positions(game) -> tuple[np.ndarray, np.ndarray, str]:
     return planes, legal, f"{len(planes)} positions of random play"
 
 
+def halves(planes: np.ndarray, legal: np.ndarray) -> tuple[tuple, tuple]:
+    """((planes, legal) of the first half, of the second) of the check positions: int8 is
+    calibrated on the first and checked on the second."""
+    half = len(planes) // 2
+    return (planes[:half], legal[:half]), (planes[half:], legal[half:])
+
+
 def calibration(game, cache: Path | None = None) -> Calibration:
     """The int8 path's calibration for a network of `game`: the first half of its check
-    positions (the check runs on the other half, `checked_positions`)."""
+    positions, quantized models kept in `cache` if given."""
     planes, legal, _ = check_positions(game)
-    half = len(planes) // 2
-    return Calibration(planes[:half], legal[:half], cache)
+    return Calibration(*halves(planes, legal)[0], cache)
 
 
 def checked_positions(path: tuple[str, str], planes: np.ndarray,
                       legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The check positions `path` is checked on: all, but for int8 the half it was not
     calibrated on."""
-    if path != INT8:
-        return planes, legal
-    half = len(planes) // 2
-    return planes[half:], legal[half:]
+    return halves(planes, legal)[1] if path == INT8 else (planes, legal)
 
 
-def path_errors(model: bytes, path: tuple[str, str], game, threads: int,
-                calibration_of: Calibration | None = None) -> dict[str, float]:
+def path_errors(model: bytes, path: tuple[str, str], game, threads: int) -> dict[str, float]:
     """`path`'s largest differences from float32 running `model`, a network of `game`, on
-    the positions it is checked on (int8 calibrated on `calibration_of`, by default the
-    game's `calibration`)."""
+    the positions it is checked on (int8 quantized afresh on the game's `calibration`)."""
     planes, legal, _ = check_positions(game)
-    if path == INT8 and calibration_of is None:
-        calibration_of = calibration(game)
     return differences(cpu_runner(model, FLOAT32, threads),
-                       cpu_runner(model, path, threads, calibration=calibration_of),
+                       cpu_runner(model, path, threads, calibration=calibration(game)),
                        *checked_positions(path, planes, legal))
 
 
@@ -282,7 +281,7 @@ def choose(model: bytes, game, threads: int, cache: Path = CACHE_DIR,
     if len(candidates) == 1:
         return Choice(*FLOAT32, 1.0, None, "no faster path on this CPU")
     planes, legal, checked_on = check_positions(game)
-    calibrated = calibration(game, cache / INT8_FOLDER)
+    calibrated = Calibration(*halves(planes, legal)[0], cache / INT8_FOLDER)
     reference = cpu_runner(model, FLOAT32, threads)
     speeds = _cached_speeds(model, game, threads, candidates, planes, legal, calibrated, cache)
     best = Choice(*FLOAT32, 1.0, None, f"no faster path agrees with float32 on {checked_on}")
