@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.config.devices import select_device
+from alphazero.config.devices import check_precision, select_device
 from alphazero.nn.network import (
     Inference,
     ResNet,
@@ -92,8 +92,12 @@ def test_precision_choices():
     assert Inference(model, torch.device("cpu")).precision == "float32"
     with pytest.raises(ValueError, match="float16 inference needs a CUDA device"):
         Inference(model, torch.device("cpu"), "float16")
-    with pytest.raises(ValueError, match="unknown precision 'int8'"):
-        Inference(model, torch.device("cpu"), "int8")
+    with pytest.raises(ValueError, match="unknown precision 'int4'"):
+        Inference(model, torch.device("cpu"), "int4")
+    with pytest.raises(ValueError, match="int8 inference runs on the CPU only"):
+        check_precision("int8", "cuda:0")
+    with pytest.raises(ValueError, match="int8 runs through ONNX Runtime only"):
+        Inference(model, torch.device("cpu"), "int8", "torch")
 
 
 def test_select_device(monkeypatch):

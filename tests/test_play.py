@@ -193,6 +193,17 @@ def test_every_command_chooses_the_networks_precision_unless_told(tmp_path, comm
     assert (inference.precision, inference.runtime) == ("float32", "onnxruntime")
 
 
+def test_a_named_int8_runs_the_cached_network_quantized(tmp_path, compose_config, tiny_checkpoint):
+    cfg = compose_config("play", "game=connect4_classic", "device=cpu", "selfplay.precision=int8")
+    path = tiny_checkpoint(tmp_path / "latest.pt", build_game(cfg))
+    agent = build_agent(build_game(cfg), cfg, "az", path)
+    assert (agent.inference.precision, agent.inference.runtime) == ("int8", "onnxruntime")
+    game = build_game(cfg)
+    state = game.new_state(np.random.default_rng(0))
+    priors, values = agent.inference(game.encode(state)[None], game.legal_mask(state)[None])
+    assert priors.sum() == pytest.approx(1, abs=1e-5) and -1 <= values[0] <= 1
+
+
 @pytest.mark.parametrize("game_name", ["connect6", "connect4", "connect4_classic", "othello"])
 def test_shipped_network_is_the_default_and_plays_a_legal_move(game_name, compose_config):
     # The shipped files carry their own network sizes (e.g. batch-norm heads): replacing one

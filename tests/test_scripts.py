@@ -66,6 +66,15 @@ def test_othello_solver_speed_times_each_empty_count():
     assert 0 < rows[0]["best_move_mean_s"] <= rows[0]["best_move_max_s"]
 
 
+def test_int8_quantized_measures_the_products_quantization():
+    """Course Othello's network quantized as precision=auto's int8 path does it stays within
+    the tolerance on the positions it was not calibrated on (docs/performance.md)."""
+    (row,) = run_script("scripts/int8_quantized.py", "othello")
+    assert row["network"] == "othello" and row["float_ends"]
+    assert row["largest_differences"]["int8"]["value"] <= 0.05
+    assert row["positions_per_s"]["int8"] > 0
+
+
 def test_batch_shapes_times_fixed_and_changing_batches():
     (row,) = run_script("scripts/batch_shapes.py", "game=connect4", "rows=6", "cols=7", "batch=16",
                         "seconds=0.2")

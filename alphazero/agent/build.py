@@ -6,7 +6,8 @@ The advisors are the spec's, built for the game the network was trained on; a sp
 advisors is the network's search alone. Where the network runs is chosen from the spec's
 device and precision (`network_runtime`), never from what the process happens to have
 imported: on a CPU a checkpoint's network runs from the cache (alphazero.nn.network_cache:
-its ONNX model through ONNX Runtime or OpenVINO, without torch), on CUDA through torch.
+its ONNX model through ONNX Runtime or OpenVINO, without torch; its int8 model quantized once
+and cached beside it), on CUDA through torch.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from omegaconf import DictConfig
 from alphazero.agent.agent import Agent, NetworkAgent, PureMCTSAgent
 from alphazero.agent.spec import AgentSpec, agent_spec
 from alphazero.config.devices import device_name, select_device
-from alphazero.config.paths import PRETRAINED_DIR
+from alphazero.config.paths import CACHE_DIR, PRETRAINED_DIR
 from alphazero.config.threads import chosen_threads, give_torch_threads
 from alphazero.nn import checkpoint
 from alphazero.nn.network_cache import cached_network, checkpoint_info
@@ -61,7 +62,7 @@ def network_runtime(spec: AgentSpec) -> str:
     """Where a checkpoint's network runs: from the cache on a CPU, in a precision a runtime
     without torch offers (bfloat16 needs OpenVINO), unless the spec asks for torch; else
     through torch."""
-    without_torch = spec.runtime == "auto" and (spec.precision in ("auto", "float32") or (
+    without_torch = spec.runtime == "auto" and (spec.precision in ("auto", "float32", "int8") or (
         spec.precision == "bfloat16" and openvino_session.available()))
     return CACHED if device_name(spec.device) == "cpu" and without_torch else TORCH
 
@@ -74,15 +75,19 @@ def advisors_for(game, spec: AgentSpec) -> list[Advisor]:
 
 
 def cached_inference(model: bytes, trained_game, precision: str) -> OnnxInference:
-    """The cached ONNX model in `precision`, or on the path `auto` chooses (said once)."""
+    """The cached ONNX model in `precision`, or on the path `auto` chooses (said once); an
+    int8 model is quantized once and kept in the cache too."""
     threads = chosen_threads()
-    if precision != "auto":
-        path = precisions.FLOAT32 if precision == "float32" else precisions.BFLOAT16
-        return OnnxInference(precisions.cpu_runner(model, path, threads), *path)
-    choice = precisions.choose(model, trained_game, threads)
-    precisions.say_once(choice)
-    path = (choice.precision, choice.runtime)
-    return OnnxInference(precisions.cpu_runner(model, path, threads, choice.from_batch), *path)
+    if precision == "auto":
+        choice = precisions.choose(model, trained_game, threads, CACHE_DIR)
+        precisions.say_once(choice)
+        path, from_batch = (choice.precision, choice.runtime), choice.from_batch
+    else:
+        path, from_batch = next(p for p in precisions.PATH_NAMES if p[0] == precision), 1
+    calibration = (precisions.calibration(trained_game, CACHE_DIR / precisions.INT8_FOLDER)
+                   if path == precisions.INT8 else None)
+    return OnnxInference(precisions.cpu_runner(model, path, threads, from_batch, calibration),
+                         *path)
 
 
 def checkpoint_agent(game, spec: AgentSpec, saved: dict, path) -> NetworkAgent:

@@ -5,7 +5,8 @@ KIND is one of
   pure      pure-MCTS iterations/s next to the game core's random playouts/s, same process
   network   the 6-layer net's positions/s at batch 1, 64, 256 on every path the device
             runs (a CPU: float32 through torch and ONNX Runtime, bfloat16 through torch and,
-            with bfloat16 units, OpenVINO), and the path `precision=auto` chooses
+            with bfloat16 units, OpenVINO, int8 through ONNX Runtime on x86), and the path
+            `precision=auto` chooses (for this untrained net)
   selfplay  self-play at the default settings (precision=auto, or precision=float32 ...),
             next to the bare network's positions/s at the same batch and precision, measured
             in the same process; workers=N runs N processes on one shared inference service
@@ -123,7 +124,7 @@ def bench_pure(game, options: dict) -> list[dict]:
 def _network_paths(device: torch.device) -> list[tuple[str, str]]:
     """(precision, runtime) pairs `device` can run: on a CPU float32 both through torch
     and through ONNX Runtime, bfloat16 through torch and (with bfloat16 units and OpenVINO)
-    through OpenVINO; on CUDA torch at each precision."""
+    through OpenVINO, int8 (on x86) through ONNX Runtime; on CUDA torch at each precision."""
     if device.type == "cuda":
         return [("float32", "torch"), ("bfloat16", "torch"), ("float16", "torch")]
     paths = [("float32", "torch"), ("float32", "onnxruntime"), ("bfloat16", "torch")]

@@ -12,7 +12,7 @@ import sys
 
 from alphazero.config.errors import ConfigError
 
-PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+PRECISIONS = ("auto", "float32", "bfloat16", "int8", "float16")
 # NVIDIA's device files, WSL's GPU and ROCm's (which torch drives through torch.cuda too)
 GPU_DEVICE_FILES = ("/dev/nvidia[0-9]*", "/dev/dxg", "/dev/kfd")
 
@@ -50,3 +50,6 @@ def check_precision(precision: str, device: str) -> None:
         raise ConfigError(f"unknown precision '{precision}'; choose one of: {', '.join(PRECISIONS)}.")
     if precision == "float16" and not device.startswith("cuda"):
         raise ConfigError("float16 inference needs a CUDA device; use bfloat16 or float32 on the CPU.")
+    if precision == "int8" and device != "cpu":
+        raise ConfigError("int8 inference runs on the CPU only (through ONNX Runtime); use "
+                          "float32, bfloat16 or float16 on CUDA.")

@@ -29,7 +29,7 @@ def section(kind, doc: str):
     return field(default_factory=kind, metadata={"doc": doc})
 
 
-PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+PRECISIONS = ("auto", "float32", "bfloat16", "int8", "float16")
 
 
 @dataclass
@@ -83,7 +83,8 @@ class SelfplaySettings:
     precision: str = setting(
         "auto", "the network's precision in self-play and wherever it plays: auto (on a CPU "
         "the fastest path that agrees with float32 on the game's positions, "
-        "alphazero/nn/precision.py; float32 on CUDA) | float32 | bfloat16 | float16 (CUDA)",
+        "alphazero/nn/precision.py; float32 on CUDA) | float32 | bfloat16 | int8 (CPU, its first "
+        "convolution and heads in float32) | float16 (CUDA)",
         choices=PRECISIONS)
 
 

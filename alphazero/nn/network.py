@@ -22,7 +22,7 @@ from alphazero.nn.denormals import flush_denormals
 
 ILLEGAL_LOGIT = -1e9
 RUNTIMES = ("auto", "torch", "onnxruntime", "openvino")
-EXPORTED_RUNTIMES = {"onnxruntime": "float32", "openvino": "bfloat16"}  # runtime: its precision
+EXPORTED_RUNTIMES = {"onnxruntime": ("float32", "int8"), "openvino": ("bfloat16",)}  # runtime: its precisions
 _AUTOCAST_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -140,19 +140,22 @@ def build_model(kind: str, spec, **sizes) -> nn.Module:
 
 
 def resolve_runtime(runtime: str, device: torch.device, precision: str) -> str:
-    """The runtime of a concrete precision: on a CPU float32 through ONNX Runtime and
-    bfloat16 through OpenVINO where it is installed; torch elsewhere."""
+    """The runtime of a concrete precision: on a CPU float32 and int8 through ONNX Runtime
+    and bfloat16 through OpenVINO where it is installed; torch elsewhere."""
     if runtime not in RUNTIMES:
         raise ValueError(f"unknown runtime '{runtime}'; choose one of: {', '.join(RUNTIMES)}.")
     if runtime == "auto":
         if device.type != "cpu":
             return "torch"
-        if precision == "float32":
+        if precision in EXPORTED_RUNTIMES["onnxruntime"]:
             return "onnxruntime"
         return "openvino" if openvino_session.available() else "torch"
     if runtime in EXPORTED_RUNTIMES and (device.type != "cpu"
-                                         or precision != EXPORTED_RUNTIMES[runtime]):
-        raise ValueError(f"the {runtime} runtime runs {EXPORTED_RUNTIMES[runtime]} on the CPU only.")
+                                         or precision not in EXPORTED_RUNTIMES[runtime]):
+        raise ValueError(f"the {runtime} runtime runs {' or '.join(EXPORTED_RUNTIMES[runtime])} "
+                         "on the CPU only.")
+    if runtime == "torch" and precision == "int8":
+        raise ValueError("int8 runs through ONNX Runtime only (runtime=auto or onnxruntime).")
     if runtime == "openvino" and not openvino_session.available():
         raise ValueError("the openvino runtime needs OpenVINO: pip install openvino.")
     return runtime
@@ -180,10 +183,11 @@ class Inference:
     It puts the model on `device` and runs it in eval mode; if a trainer shares the model
     and left it in train mode, each call switches it back.
 
-    On a CPU the model runs through its ONNX model by default (runtime="auto"): float32 by
-    ONNX Runtime, bfloat16 by OpenVINO where it is installed (alphazero/nn/onnx_runtime.py);
-    runtime="torch" keeps torch's own path. `precision` is a concrete one (resolve_precision
-    turns `auto` into one).
+    On a CPU the model runs through its ONNX model by default (runtime="auto"): float32 and
+    int8 by ONNX Runtime, bfloat16 by OpenVINO where it is installed
+    (alphazero/nn/onnx_runtime.py); runtime="torch" keeps torch's own path. `precision` is a
+    concrete one (resolve_precision turns `auto` into one); int8 is quantized on
+    `calibration`'s positions (alphazero.nn.precision.calibration).
 
     On CUDA each batch is padded to one of a few sizes (`padded_batch`) and the network runs
     as a CUDA graph captured once per size: a network this small costs more to launch op by
@@ -192,7 +196,8 @@ class Inference:
     """
 
     def __init__(self, model: nn.Module, device: torch.device, precision: str = "float32",
-                 runtime: str = "auto", from_batch: int = 1):
+                 runtime: str = "auto", from_batch: int = 1,
+                 calibration: precisions.Calibration | None = None):
         """`from_batch`: on a CPU, batches smaller than this run in float32 (a Choice's)."""
         self.device = torch.device(device)
         check_precision(precision, self.device.type)
@@ -202,7 +207,7 @@ class Inference:
         self.model = model.to(self.device, memory_format=torch.channels_last).eval()
         self.graphs: dict = {}  # (padded size, plane shape, actions) -> CapturedBatch
         self.graph_pool = None  # one memory pool for every graph: they never run at once
-        self.onnx = (ExportedNetwork(self.model, (precision, self.runtime), from_batch)
+        self.onnx = (ExportedNetwork(self.model, (precision, self.runtime), from_batch, calibration)
                      if self.runtime in EXPORTED_RUNTIMES else None)
 
     def load_state_dict(self, state_dict: dict) -> None:
@@ -320,7 +325,8 @@ def measure_inference(model: nn.Module, spec, batch: int, precision: str = "floa
                       seconds: float = 1.0, runtime: str = "auto") -> float:
     """Positions per second that Inference evaluates on the model's device, on random
     0/1 planes with every action legal."""
-    inference = Inference(model, next(model.parameters()).device, precision, runtime)
+    inference = Inference(model, next(model.parameters()).device, precision, runtime,
+                          calibration=calibration_for(precision, spec))
     rng = np.random.default_rng(0)
     planes = rng.integers(0, 2, (batch, spec.planes, spec.height, spec.width)).astype(np.float32)
     legal = np.ones((batch, spec.num_actions), dtype=np.bool_)
@@ -337,10 +343,17 @@ def build_inference(kind: str, game, sizes: dict, device: torch.device, precisio
     if weights is not None:
         model.load_state_dict(weights)
     precision, choice = resolve_precision(precision, model, game, device)
-    if choice is None:
-        return Inference(model.to(device), device, precision, runtime)
-    precisions.say_once(choice)
-    return Inference(model.to(device), device, precision, runtime, from_batch=choice.from_batch)
+    if choice is not None:
+        precisions.say_once(choice)
+    return Inference(model.to(device), device, precision, runtime,
+                     from_batch=choice.from_batch if choice else 1,
+                     calibration=calibration_for(precision, game))
+
+
+def calibration_for(precision: str, game) -> precisions.Calibration | None:
+    """What a network of `game` in `precision` is quantized with: int8's calibration (a
+    training run's weights change every round: quantized afresh, not cached), else none."""
+    return precisions.calibration(game) if precision == "int8" else None
 
 
 def checkpoint_inference(saved: dict, game, device: torch.device, precision: str = "float32",

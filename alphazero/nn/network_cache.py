@@ -8,7 +8,9 @@ The key also hashes the network's code (network.py, onnx_runtime.py), so a chang
 makes every entry stale. The cache keeps the MOST_ENTRIES networks used last.
 
 Every agent on a CPU runs its checkpoint from here (alphazero.agent.build.network_runtime
-says where a network runs), whatever the process imported before.
+says where a network runs), whatever the process imported before. A network run in int8 has
+its quantized model cached beside, in the folder's int8/ (alphazero.nn.int8.cached_quantized,
+by the float model's bytes), so a start quantizes only the first time.
 """
 from __future__ import annotations
 

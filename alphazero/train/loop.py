@@ -32,7 +32,7 @@ from alphazero.train.distributed import DataParallelTrainer
 from alphazero.evaluate.match import GateState, gate_match, gate_verdict
 from alphazero.config.devices import select_device
 from alphazero.nn import precision as precisions
-from alphazero.nn.network import Inference, build_model, resolve_precision
+from alphazero.nn.network import Inference, build_model, calibration_for, resolve_precision
 from alphazero.nn.onnx_runtime import export_model
 from alphazero.agent.build import build
 from alphazero.agent.spec import agent_spec
@@ -103,7 +103,7 @@ class TrainingRun:
             cfg.selfplay.precision, self.model, g, self.device, cfg.selfplay.games_in_parallel)
         if self.precision_choice and self.precision_choice.precision != self.precision:
             self.precision_choice = None  # self-play's batches too small for it to pay
-        self.precision_warned = False
+        self.paths_left = []  # the low-precision paths self-play left, out of the tolerance
         self.rounds_played = 0  # by this start of the run (its TensorBoard folder's rounds)
         self.spec = WorkerSpec(
             game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
@@ -214,7 +214,10 @@ class TrainingRun:
                 self.rounds_played += 1
                 self.keep_snapshot(games_before)
                 pool.publish(weights_to_bytes(self.model.state_dict()), self.counters.round)
-                self.check_precision()
+                if self.check_precision():  # self-play's path changed: new workers run it
+                    pool.stop()
+                    pool = self.make_pool()
+                    pool.start(weights_to_bytes(self.model.state_dict()), self.counters.round)
                 if cfg.eval.interval and self.counters.round % cfg.eval.interval == 0:
                     self.gate(progress)
                 now = time.time()
@@ -249,7 +252,8 @@ class TrainingRun:
         simulations = self.cfg.eval.simulations or self.cfg.mcts.simulations
         chosen = self.precision_choice
         network = Inference(self.model, self.device, self.precision,
-                            from_batch=chosen.from_batch if chosen else 1)
+                            from_batch=chosen.from_batch if chosen else 1,
+                            calibration=calibration_for(self.precision, self.game))
         # the gate measures networks alone, both with the gate's budget
         spec = replace(agent_spec(self.cfg, "az").alone(), simulations=simulations, seed=0)
         player = build(self.game, spec, network)
@@ -281,33 +285,39 @@ class TrainingRun:
         print(text, file=sys.stderr, flush=True)
         self.writer.add_text("precision", text)
 
-    def check_precision(self) -> None:
+    def check_precision(self) -> bool:
         """Every PRECISION_CHECK_ROUNDS rounds, the chosen low-precision path against float32
-        with the round's weights, on the game's positions: `precision/value_error` and
-        `precision/policy_error` (the largest differences), and one warning if they leave the
-        tolerance. A check takes about a second on a loaded core (Connect6, whose rounds
-        take 20-40 s there)."""
-        if self.precision_choice is None or self.precision_choice.errors is None:
-            return
+        with the round's weights (int8 quantized afresh), on the game's positions:
+        `precision/value_error` and `precision/policy_error` (the largest differences). A path
+        that leaves the tolerance is left for good, for the next one `auto` takes with these
+        weights (float32 at last), said on stderr; True then, and the caller restarts
+        self-play on it. (A precision a setting names is not checked.) A check takes about a
+        second on a loaded core (Connect6, whose rounds take 20-40 s there)."""
+        chosen = self.precision_choice
+        if chosen is None or chosen.errors is None:
+            return False
         if (self.counters.round - 1) % PRECISION_CHECK_ROUNDS:
-            return
+            return False
         self.model.eval()
         onnx_model = export_model(self.model, (self.game.planes, self.game.height, self.game.width),
                                   self.game.num_actions)
-        planes, legal, _ = precisions.check_positions(self.game)
-        threads = torch.get_num_threads()
-        errors = precisions.differences(
-            precisions.cpu_runner(onnx_model, precisions.FLOAT32, threads),
-            precisions.cpu_runner(onnx_model, (self.precision_choice.precision,
-                                               self.precision_choice.runtime), threads),
-            planes, legal)
+        path, threads = (chosen.precision, chosen.runtime), torch.get_num_threads()
+        errors = precisions.path_errors(onnx_model, path, self.game, threads)
         for key, value in errors.items():
             self.writer.add_scalar(f"precision/{key}_error", value, self.counters.games)
-        if not precisions.within_tolerance(errors) and not self.precision_warned:
-            self.precision_warned = True
-            say(f"warning: self-play's {self.precision} network is {errors['value']:.3f} in value "
-                f"and {errors['policy']:.3f} in priors from float32's (tolerance "
-                f"{precisions.TOLERANCE['value']}); selfplay.precision=float32 keeps float32")
+        if precisions.within_tolerance(errors):
+            return False
+        self.paths_left.append(path)
+        choice = precisions.choose(onnx_model, self.game, threads, without=tuple(self.paths_left))
+        tqdm.write(f"warning: self-play's {self.precision} network is {errors['value']:.3f} in "
+                   f"value and {errors['policy']:.3f} in priors from float32's (tolerance "
+                   f"{precisions.TOLERANCE['value']}); self-play goes on with the "
+                   f"{choice.describe()}", file=sys.stderr)  # beside the path told at the start
+        self.precision = choice.precision_at(self.cfg.selfplay.games_in_parallel)
+        self.precision_choice = choice if choice.precision == self.precision else None
+        self.spec = replace(self.spec, precision=self.precision)
+        self.writer.add_text("precision", f"from round {self.counters.round}: {choice.describe()}")
+        return True
 
     def keep_games(self, games) -> None:
         """The round's games into the run's game log, numbered on from the run's count."""
