@@ -2,7 +2,8 @@
 driven by Selenium. Every board size fits three windows (a desktop, a short laptop window, a
 phone) with every cell clickable and its coordinates in the game's notation; games of each
 kind are played to the end (Connect6's two stones a turn, an Othello pass, Connect-4's
-falling discs and forbidden cell, undo, the analysis views); refused clicks say why; the
+falling discs and forbidden cell, undo, the analysis views; a Breakthrough piece moved by two
+clicks); refused clicks say why; the
 move list steps back through a game; a training run's kept games are replayed with their
 values."""
 import json
@@ -28,6 +29,7 @@ from alphazero.serve.board_view import board_view
 from games.core.board_text import read_board
 from alphazero.train import game_log
 from games import FIRST_WON, ONGOING, SECOND_WON
+from helpers import needs_openspiel
 
 pytestmark = pytest.mark.integration  # a server and a browser
 
@@ -492,6 +494,27 @@ def test_othello_classic_pass_and_course_game_to_the_end(browser, url):
     board.click_cell(0)
     assert board.message() == "The corners are never played in course Othello."
     assert board.play_to_the_end().endswith(("You win!", "The agent wins.", "Draw."))
+
+
+@needs_openspiel
+def test_breakthrough_moves_a_piece_by_two_clicks_and_a_click_elsewhere_drops_it(browser, url):
+    board = Board(browser, url)
+    board.new_game("openspiel", colour="both", network="pure",
+                   params={"game": "breakthrough(rows=6,columns=6)"})
+    assert board.js("return document.getElementById('board').dataset.style") == "chequered"
+    assert board.marked("#board .cell.movable") == list(range(6, 12))  # black's front row
+    board.click_cell(0)  # behind it: no move
+    assert board.message() == "That piece has no legal move here."
+    board.click_cell(7)  # b5: picked, its three targets hinted
+    assert board.marked("#board .cell.picked") == [7] and board.marked("#board .hint") == [12, 13, 14]
+    board.click_cell(21)  # elsewhere: the pick is dropped and nothing is played
+    assert board.marked("#board .cell.picked") == [] and board.game()["moves"] == []
+    board.click_cell(7)
+    board.click_cell(13)  # b4
+    game = board.game()
+    assert [move["text"] for move in game["moves"]] == ["b5b4"] and game["rows"][1][1] == "."
+    assert game["rows"][2][1] == "X" and board.marked("#board .stone.last") == [13]
+    assert board.marked("#board .cell.moved-from") == [7] and game["to_move"] == 1
 
 
 def test_the_move_list_shows_earlier_positions_and_a_training_game_replays(browser, url):

@@ -3,7 +3,7 @@
 // awaited while the page stays live, with a thinking indicator. What is drawn where:
 // board.js (the board), moves.js (the move list), graph.js (a training game's values),
 // run.js (a training run's games).
-import {drawBoard} from "./board.js";
+import {drawBoard, movesOf} from "./board.js";
 import {drawGraph} from "./graph.js";
 import {drawMoves, roundNumbers} from "./moves.js";
 import {drawRunGames} from "./run.js";
@@ -19,6 +19,7 @@ const page = {
   viewing: null,     // an earlier position on the board (view only), or null: the game's own
   drawn: null,       // {id, ply} last drawn: a move is animated only when it is new
   thought: null,     // the last analysis of the game's own position
+  picked: null,      // in a game of moving pieces, the cell of the piece picked to move, or null
   choicesAsked: 0,   // the number of the latest /api/choices request: only its answer is shown
 };
 window.page = page;  // for the browser tests
@@ -177,6 +178,7 @@ function show(view) {
   if (page.viewing && page.viewing.ply >= view.moves.length) page.viewing = null;
   page.game = view;
   page.thought = null;
+  page.picked = null;
   draw();
 }
 
@@ -210,9 +212,22 @@ async function clickCell(cell) {
   if (!g.humans.includes(g.to_move)) { say("It is the agent's turn."); return; }
   const buttons = Object.values(g.buttons);
   if (buttons.length && !Object.keys(g.targets).length) { say(`You have no move on the board: ${buttons.join(" or ")}.`); return; }
+  if (Object.keys(g.origins).length) { await pickOrMove(cell); return; }
   const action = g.refusals[cell] ? null : actionForCell(cell);
   if (action === null) { say(g.refusals[cell] || "That is not a legal move here."); return; }
   await play(action);
+}
+
+// A game of moving pieces: a click on a piece that can move picks it (its targets are
+// hinted), a click on one of its targets plays that move, a click elsewhere drops the pick.
+async function pickOrMove(cell) {
+  const move = movesOf(page.game, page.picked).find(([, to]) => to === cell);
+  if (move) { await play(move[0]); return; }
+  const picks = page.picked === null || cell !== page.picked;
+  if (movesOf(page.game, cell).length && picks) { page.picked = cell; say(""); }
+  else if (page.picked !== null) { page.picked = null; say(""); }
+  else say(page.game.refusals[cell]);
+  draw();
 }
 
 async function play(action) {
@@ -326,7 +341,7 @@ function draw() {
   page.drawn = {id: page.id, ply: shown.ply};
   const line = live && page.thought ? expectedLine(g, page.thought) : null;
   drawBoard($("board"), shown, g, {
-    hints: live && $("show-hints").checked && humanTurn(g), animate,
+    hints: live && $("show-hints").checked && humanTurn(g), animate, picked: live ? page.picked : null,
     thought: live ? page.thought : null, heat: $("show-heat").checked, line: $("show-line").checked && line});
   drawStatus(g, shown, live);
   drawControls(g);
