@@ -137,6 +137,8 @@ def test_the_form_offers_each_games_parameters_as_choices_the_game_accepts(clien
     assert fields["gomoku"]["exact_five"] == {"key": "exact_five", "label": "Exact five", "kind": "check",
                                               "value": False}
     assert fields["othello"] == fields["othello_standard"] == {}  # the rule sets are two games
+    assert fields["openspiel"]["game"] == {"key": "game", "label": "Which game", "kind": "text",
+                                           "value": "connect_four"}  # any of OpenSpiel's games
     assert offered["connect4"]["variant"].startswith("course rules")
     assert offered["connect4_classic"]["title"] == "Connect-4, 6×7"
     assert offered["connect4_classic"]["colours"] == ["Red", "Yellow"]

@@ -52,8 +52,8 @@ BOARDS = [
     ("connect4", {"rows": 12, "cols": 12, "forbidden": [11, 5]}, "1 2 1 2 1 2 1"),
     ("connect4_classic", {}, "4 4 3 3 2 2 1"),
 ]
-# The set-up form filled in as a person would: the game, then its parameters' choices, or,
-# for a board the form offers no choice for (a given forbidden cell), that board kept from
+# The set-up form filled in as a person would: the game, then its parameters' choices (or
+# text, where the game asks for text), or, for a board the form offers no choice for (a given forbidden cell), that board kept from
 # an earlier game ("This board again"); waits for each change to settle; answers the game's
 # id before the new one
 SET_UP = """
@@ -61,11 +61,12 @@ return (async () => {
 const [game, params, network, colour, simulations, moves] = arguments, $ = (id) => document.getElementById(id);
 const settled = async () => { while (page.working) await new Promise((done) => setTimeout(done, 10)); };
 const offered = page.options.games.find((g) => g.key === game);
-const pick = (key, value) => {
+const pick = (key, value) => {  // the field's value, or -1 where it has no such choice
   const field = offered.fields.find((f) => f.key === key);
+  if (field && field.kind === 'text') return value;
   return field ? field.choices.findIndex((c) => JSON.stringify(c.value) === JSON.stringify(value)) : -1;
 };
-const kept = Object.entries(params).some(([key, value]) => pick(key, value) < 0);
+const kept = Object.entries(params).some(([key, value]) => pick(key, value) === -1);
 if (kept) localStorage.setItem('board', JSON.stringify({game, params: {...offered.params, ...params}, board: 'kept'}));
 else localStorage.removeItem('board');
 $('game').value = game;
@@ -499,8 +500,9 @@ def test_othello_classic_pass_and_course_game_to_the_end(browser, url):
 @needs_openspiel
 def test_breakthrough_moves_a_piece_by_two_clicks_and_a_click_elsewhere_drops_it(browser, url):
     board = Board(browser, url)
-    board.new_game("openspiel", colour="both", network="pure",
+    board.new_game("openspiel", colour="both", network="pure",  # typed in the form's text box
                    params={"game": "breakthrough(rows=6,columns=6)"})
+    assert Select(board.el("game")).first_selected_option.text == "Breakthrough, 6×6"
     assert board.js("return document.getElementById('board').dataset.style") == "chequered"
     assert board.marked("#board .cell.movable") == list(range(6, 12))  # black's front row
     board.click_cell(0)  # behind it: no move

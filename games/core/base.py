@@ -30,7 +30,7 @@ A game is a Python object (a subclass of `Game`) that holds its parameters and e
   it fills by default; a game of moving pieces says (from, to));
 * optional features, declared rather than probed: `pass_action` (the action that passes,
   or None), `score(state)` (None where the game counts no score), `dirichlet_alpha` (the
-  root noise's default).
+  root noise's default), `typed_params` (parameters a form asks for as text).
 
 The state is data (docs/design.md, principle 3): a 1-D array that can be copied, hashed, pickled.
 """
@@ -118,6 +118,10 @@ class Game(abc.ABC):
     # Where only a line of exactly this many wins (Gomoku's exact_five), so that the web board
     # marks that line and not a longer one beside it; None: a won game's longest line won it.
     exact_winning_line: int | None = None
+    # Parameters whose values are too many to list, which a person types as text in the web
+    # board's form (OpenSpiel's game, "breakthrough(rows=6,columns=6)"); every other one is
+    # offered as a choice of the values the game accepts.
+    typed_params: tuple[str, ...] = ()
 
     @staticmethod
     def unavailable() -> str | None:

@@ -91,6 +91,7 @@ def board_shape(shape: list[int]) -> tuple[int, int, int]:
 
 class OpenSpielGame(PythonGame):
     name = "openspiel"
+    typed_params = ("game",)  # any of OpenSpiel's games with its parameters
 
     @staticmethod
     def unavailable() -> str | None:

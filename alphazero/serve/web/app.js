@@ -63,7 +63,7 @@ async function withBusy(text, work) {
 
 // --- the set-up form ----------------------------------------------------------------------
 // The game list, each game's parameters as selects and checkboxes (the server finds their
-// choices by asking the game), and, for a game whose board is drawn per game, the choice of
+// choices by asking the game) or a text box where the game asks for text (OpenSpiel's game), and, for a game whose board is drawn per game, the choice of
 // the board last played again or a new one. Every change asks the server what the chosen
 // game is called, its rules and which networks play it.
 function preset(key = $("game").value) { return page.options.games.find((g) => g.key === key); }
@@ -109,6 +109,9 @@ function fillSetup() {
     if (field.kind === "check") {
       input = Object.assign(document.createElement("input"), {type: "checkbox", checked: field.value});
       label.append(input, ` ${field.label}`);
+    } else if (field.kind === "text") {
+      input = Object.assign(document.createElement("input"), {type: "text", value: field.value, spellcheck: false});
+      label.append(`${field.label} `, input);
     } else {
       input = document.createElement("select");
       input.append(...field.choices.map((c, k) => new Option(c.label, k, false,
@@ -128,7 +131,8 @@ function chosenParams() {
   const params = {...p.params};
   for (const field of p.fields) {
     const input = $("params").querySelector(`[data-param="${field.key}"]`);
-    params[field.key] = field.kind === "check" ? input.checked : field.choices[Number(input.value)].value;
+    params[field.key] = field.kind === "check" ? input.checked
+      : field.kind === "text" ? input.value.trim() : field.choices[Number(input.value)].value;
   }
   return params;
 }
@@ -142,7 +146,8 @@ async function updateChoices() {
   if (ask !== page.choicesAsked) return;
   $("form-error").textContent = "";
   // a kept board was drawn by the game's rules: the game's words, not that one board's
-  const words = keptChosen() ? p : c;
+  // (unless its parameters name another game: OpenSpiel's)
+  const words = keptChosen() && c.name === p.name ? p : c;
   $("game").selectedOptions[0].textContent = listName(words);
   $("variant").textContent = words.variant ? `${words.variant[0].toUpperCase()}${words.variant.slice(1)}.` : "";
   $("rules").textContent = words.rules;
