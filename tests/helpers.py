@@ -6,6 +6,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
+
+from games.openspiel.rules import OpenSpielGame
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout: commands run from here
 
@@ -115,3 +118,9 @@ class ScoredPlayer:
             scores[scores == ILLEGAL_MOVE_SCORE] = -np.inf if self.best else np.inf
             picks.append(int(np.argmax(scores) if self.best else np.argmin(scores)))
         return np.array(picks)
+
+# ----------------------------------------------------------------------------- optional packages
+
+# A test of one of OpenSpiel's games runs where the optional open-spiel package is installed.
+needs_openspiel = pytest.mark.skipif(OpenSpielGame.unavailable() is not None,
+                                     reason="open-spiel is not installed")

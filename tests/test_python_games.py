@@ -17,10 +17,9 @@ from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker
 from games import ONGOING, GameError, make_game
 from games.core.python_game import PythonGame
 from games.openspiel.rules import INSTALL, OpenSpielGame
+from helpers import needs_openspiel
 
 ROOT = Path(__file__).resolve().parents[1]
-needs_openspiel = pytest.mark.skipif(OpenSpielGame.unavailable() is not None,
-                                     reason="open-spiel is not installed")
 
 
 class KernelRulesInPython(PythonGame):
@@ -250,18 +249,43 @@ def test_openspiels_mcts_bot_is_an_opponent_that_takes_a_win_and_its_strength_is
 
 
 @needs_openspiel
-def test_openspiels_placement_games_are_drawn_for_the_page_and_moving_games_are_not():
+def test_openspiels_placement_games_are_drawn_for_the_page_with_one_cell_a_move():
     from alphazero.serve.board_view import board_view
     four = make_game("openspiel", game="connect_four")
     state = four.play_moves(four.new_state(), ["x3", "o3", "x4"])
     rows, coordinates = four.drawn_board(state)
     assert rows[-2:] == ["...O...", "...XX.."] and len(coordinates.columns) == 7
     view = board_view(four, state)
-    assert view.column_moves and sorted(view.targets) == four.legal_list(state)
+    assert view.column_moves and sorted(view.targets) == four.legal_list(state) and not view.origins
     hex5 = make_game("openspiel", game="hex(board_size=5)")
     assert board_view(hex5, hex5.new_state()).targets.keys() == set(range(25))
-    assert make_game("openspiel", game="breakthrough(rows=6,columns=6)").drawn_board(
-        make_game("openspiel", game="breakthrough(rows=6,columns=6)").new_state()) is None
+    assert hex5.action_cells(hex5.new_state(), [7, 8]) == {7: (7,), 8: (8,)}  # the cell it fills
+    assert not hex5.moves_pieces and hex5.presentation().board_style == "stones"
+
+
+@needs_openspiel
+def test_openspiels_breakthrough_is_drawn_with_its_coordinates_and_moves_from_cell_to_cell():
+    game = make_game("openspiel", game="breakthrough(rows=6,columns=6)")
+    assert game.moves_pieces and game.presentation().board_style == "chequered"
+    state = game.play_moves(game.new_state(), ["a5a4", "b2b3", "a4b3*"])
+    rows, coordinates = game.drawn_board(state)  # OpenSpiel's "6bbbbbb" ... " abcdef"
+    assert rows == ["XXXXXX", ".XXXXX", "......", ".X....", "O.OOOO", "OOOOOO"]
+    assert coordinates.columns == list("abcdef") and coordinates.rows == list("654321")
+    capture = game.parse_move(state, "c2b3*")  # c2: row 4 from the top, column 2; b3: 3, 1
+    step = game.parse_move(state, "f2f3")
+    assert game.action_cells(state, [capture, step]) == {capture: (4 * 6 + 2, 3 * 6 + 1),
+                                                        step: (4 * 6 + 5, 3 * 6 + 5)}
+
+
+@needs_openspiel
+def test_openspiels_other_games_of_moving_pieces_draw_their_first_mover_black_or_nothing():
+    clobber = make_game("openspiel", game="clobber")  # its first player moves OpenSpiel's o
+    rows, _ = clobber.drawn_board(clobber.new_state())
+    start = clobber.new_state()
+    first = clobber.action_cells(start, clobber.legal_list(start)[:1]).popitem()[1][0]
+    assert rows[first // clobber.width][first % clobber.width] == "X"
+    checkers = make_game("openspiel", game="checkers")  # '+' pieces and kings: not read
+    assert checkers.drawn_board(checkers.new_state()) is None
 
 
 @needs_openspiel

@@ -19,6 +19,7 @@ from alphazero.serve.board_view import board_view
 from alphazero.serve.catalog import CatalogError, resolve_checkpoint
 from alphazero.config.errors import ConfigError
 from games import ONGOING, game_names, make_game
+from helpers import needs_openspiel
 
 ROOT = Path(__file__).resolve().parents[1]
 OTHELLO_PASS = "d3 c3 e6 d2 d1 e1 b3 c1"  # classic Othello: black has no move after these
@@ -136,6 +137,8 @@ def test_the_form_offers_each_games_parameters_as_choices_the_game_accepts(clien
     assert fields["gomoku"]["exact_five"] == {"key": "exact_five", "label": "Exact five", "kind": "check",
                                               "value": False}
     assert fields["othello"] == fields["othello_standard"] == {}  # the rule sets are two games
+    assert fields["openspiel"]["game"] == {"key": "game", "label": "Which game", "kind": "text",
+                                           "value": "connect_four"}  # any of OpenSpiel's games
     assert offered["connect4"]["variant"].startswith("course rules")
     assert offered["connect4_classic"]["title"] == "Connect-4, 6×7"
     assert offered["connect4_classic"]["colours"] == ["Red", "Yellow"]
@@ -165,6 +168,33 @@ def test_the_icon_is_served(client):
     icon = client.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
     assert icon.text.startswith("<svg")
+
+
+@needs_openspiel
+def test_breakthrough_moves_from_cell_to_cell_and_a_bad_move_is_one_sentence(client):
+    game = new_game(client, game="openspiel", params={"game": "breakthrough(rows=6,columns=6)"})
+    key, move = game["id"], f"/api/games/{game['id']}/move"
+    assert game["board_style"] == "chequered" and game["coordinates"]["columns"] == list("abcdef")
+    # each legal move with the cell its piece leaves and the one it goes to: black's front
+    # row (cells 6-11) steps to the row below, straight or aside
+    moves = {(game["origins"][a], game["targets"][a]): int(a) for a in game["targets"]}
+    assert len(moves) == 16 and all(6 <= leaves <= 11 and abs(to - leaves - 6) <= 1 for leaves, to in moves)
+    assert game["refusals"]["0"] == "That piece has no legal move here."  # behind the front row
+    assert game["refusals"]["12"].startswith("Pick one of your pieces")
+    after = client.post(move, json={"action": moves[(6, 12)], "player": 0}).json()  # a5a4
+    assert after["moves"][-1]["text"] == "a5a4" and after["rows"][1][0] == "." and after["rows"][2][0] == "X"
+    assert after["last_cells"] == [12] and after["left_cells"] == [6] and after["agent_to_move"]
+    replied = client.post(f"/api/games/{key}/agent", json={}).json()
+    del replied["thought"]  # the agent's search, not part of the game's view
+    assert len(replied["moves"]) == 2 and len(replied["left_cells"]) == 1 and replied["to_move"] == 0
+    message = refused(client.post(move, json={"action": moves[(6, 12)], "player": 0}), 400,
+                      "a5a4 is not a legal move here.")  # a5 is empty now
+    assert message.count(".") == 1 and "\n" not in message
+    assert client.get(f"/api/games/{key}").json() == replied  # nothing changed; the server goes on
+    thought = client.post(f"/api/games/{key}/analyse", json={"simulations": 8}).json()
+    assert set(thought["shares"]) <= set(thought["origins"]) == set(replied["origins"])
+    refused(client.post("/api/games", json={"game": "openspiel", "params": {"game": "checkers"},
+                                             "network": "pure"}), 400, "the page cannot show it")
 
 
 def test_new_game_requests_are_checked(client):

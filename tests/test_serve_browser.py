@@ -2,7 +2,8 @@
 driven by Selenium. Every board size fits three windows (a desktop, a short laptop window, a
 phone) with every cell clickable and its coordinates in the game's notation; games of each
 kind are played to the end (Connect6's two stones a turn, an Othello pass, Connect-4's
-falling discs and forbidden cell, undo, the analysis views); refused clicks say why; the
+falling discs and forbidden cell, undo, the analysis views; a Breakthrough piece moved by two
+clicks); refused clicks say why; the
 move list steps back through a game; a training run's kept games are replayed with their
 values."""
 import json
@@ -28,6 +29,7 @@ from alphazero.serve.board_view import board_view
 from games.core.board_text import read_board
 from alphazero.train import game_log
 from games import FIRST_WON, ONGOING, SECOND_WON
+from helpers import needs_openspiel
 
 pytestmark = pytest.mark.integration  # a server and a browser
 
@@ -50,8 +52,8 @@ BOARDS = [
     ("connect4", {"rows": 12, "cols": 12, "forbidden": [11, 5]}, "1 2 1 2 1 2 1"),
     ("connect4_classic", {}, "4 4 3 3 2 2 1"),
 ]
-# The set-up form filled in as a person would: the game, then its parameters' choices, or,
-# for a board the form offers no choice for (a given forbidden cell), that board kept from
+# The set-up form filled in as a person would: the game, then its parameters' choices (or
+# text, where the game asks for text), or, for a board the form offers no choice for (a given forbidden cell), that board kept from
 # an earlier game ("This board again"); waits for each change to settle; answers the game's
 # id before the new one
 SET_UP = """
@@ -59,11 +61,12 @@ return (async () => {
 const [game, params, network, colour, simulations, moves] = arguments, $ = (id) => document.getElementById(id);
 const settled = async () => { while (page.working) await new Promise((done) => setTimeout(done, 10)); };
 const offered = page.options.games.find((g) => g.key === game);
-const pick = (key, value) => {
+const pick = (key, value) => {  // the field's value, or -1 where it has no such choice
   const field = offered.fields.find((f) => f.key === key);
+  if (field && field.kind === 'text') return value;
   return field ? field.choices.findIndex((c) => JSON.stringify(c.value) === JSON.stringify(value)) : -1;
 };
-const kept = Object.entries(params).some(([key, value]) => pick(key, value) < 0);
+const kept = Object.entries(params).some(([key, value]) => pick(key, value) === -1);
 if (kept) localStorage.setItem('board', JSON.stringify({game, params: {...offered.params, ...params}, board: 'kept'}));
 else localStorage.removeItem('board');
 $('game').value = game;
@@ -492,6 +495,28 @@ def test_othello_classic_pass_and_course_game_to_the_end(browser, url):
     board.click_cell(0)
     assert board.message() == "The corners are never played in course Othello."
     assert board.play_to_the_end().endswith(("You win!", "The agent wins.", "Draw."))
+
+
+@needs_openspiel
+def test_breakthrough_moves_a_piece_by_two_clicks_and_a_click_elsewhere_drops_it(browser, url):
+    board = Board(browser, url)
+    board.new_game("openspiel", colour="both", network="pure",  # typed in the form's text box
+                   params={"game": "breakthrough(rows=6,columns=6)"})
+    assert Select(board.el("game")).first_selected_option.text == "Breakthrough, 6×6"
+    assert board.js("return document.getElementById('board').dataset.style") == "chequered"
+    assert board.marked("#board .cell.movable") == list(range(6, 12))  # black's front row
+    board.click_cell(0)  # behind it: no move
+    assert board.message() == "That piece has no legal move here."
+    board.click_cell(7)  # b5: picked, its three targets hinted
+    assert board.marked("#board .cell.picked") == [7] and board.marked("#board .hint") == [12, 13, 14]
+    board.click_cell(21)  # elsewhere: the pick is dropped and nothing is played
+    assert board.marked("#board .cell.picked") == [] and board.game()["moves"] == []
+    board.click_cell(7)
+    board.click_cell(13)  # b4
+    game = board.game()
+    assert [move["text"] for move in game["moves"]] == ["b5b4"] and game["rows"][1][1] == "."
+    assert game["rows"][2][1] == "X" and board.marked("#board .stone.last") == [13]
+    assert board.marked("#board .cell.moved-from") == [7] and game["to_move"] == 1
 
 
 def test_the_move_list_shows_earlier_positions_and_a_training_game_replays(browser, url):

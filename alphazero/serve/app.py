@@ -31,6 +31,7 @@ from alphazero.agent.build import build, default_checkpoint, shipped_boards
 from alphazero.agent.spec import agent_spec
 from alphazero.config.presets import Preset, load_presets
 from alphazero.serve import replays
+from alphazero.serve.board_view import BoardViewError
 from alphazero.serve.catalog import (CatalogError, TrainedFor, checkpoint_roots, display_path,
                                      list_checkpoints, resolve_checkpoint)
 from alphazero.serve.game_form import form_fields
@@ -56,22 +57,13 @@ class LiveSession:
         self.used = time.monotonic()
 
 
-def drawable(preset: Preset) -> bool:
-    """Whether the page can offer a game: it can be built here (an optional package such as
-    open-spiel installed) and it draws its board (Game.drawn_board; OpenSpiel's games of
-    moving pieces do not)."""
-    if game_class(preset.game_name).unavailable() is not None:
-        return False
-    game = make_game(preset.game_name, **preset.params)
-    return game.drawn_board(game.new_state(np.random.default_rng(0))) is not None
-
-
 class Server:
     def __init__(self, max_sessions: int, max_simulations: int, run: Path | None,
                  device: str = "auto"):
         self.presets: dict[str, Preset] = {key: preset for key, preset in
                                            load_presets([f"device={device}"]).items()
-                                           if drawable(preset)}
+                                           # an optional package (open-spiel) installed
+                                           if game_class(preset.game_name).unavailable() is None}
         self.run = run  # a training run's checkpoint folder, whose kept games the page replays
         base = next(iter(self.presets.values())).cfg
         self.roots = checkpoint_roots(base)
@@ -130,7 +122,8 @@ class Server:
         try:  # in a thread: a game's first board compiles or loads its kernels, seconds
             session, view = await asyncio.to_thread(self.new_session, preset, params, network,
                                                     humans, simulations, moves, seed)
-        except (GameError, CatalogError, checkpoint.CheckpointError, ConfigError, Refusal) as error:
+        except (GameError, CatalogError, checkpoint.CheckpointError, ConfigError, Refusal,
+                BoardViewError) as error:
             raise ApiError(400, str(error)) from None
         return JSONResponse({"id": self.store(session), **view})
 

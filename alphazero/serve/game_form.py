@@ -4,6 +4,8 @@ table of games): each of the game's parameters (`params()`) becomes
 - a whole number: a select of every value the game accepts, tried from 1 to MAX_TRIED;
 - a [lo, hi] range a board is drawn from per game: the same select, led by the range;
 - true or false: a checkbox;
+- one the game asks for as text (`Game.typed_params`: OpenSpiel's game): a text box, which
+  the server checks as the form changes (/api/choices answers a bad value in one sentence);
 - anything else (none, random, a rule set's name): a select of those of none, "random" and
   the configured value that the game accepts.
 
@@ -12,12 +14,12 @@ two rule sets are two games there).
 """
 from __future__ import annotations
 
-from games import GameError, make_game
+from games import GameError, game_class, make_game
 
 MAX_TRIED = 40
 OTHER_VALUES = (None, "random")
 WORDS = {None: "none", "random": "random"}
-KEY_WORDS = {"cols": "columns"}
+KEY_WORDS = {"cols": "columns", "game": "which game"}
 
 
 def accepts(game_name: str, params: dict, key: str, value) -> bool:
@@ -43,6 +45,8 @@ def field(game_name: str, params: dict, key: str) -> dict | None:
     label = KEY_WORDS.get(key, key.replace("_", " ")).capitalize()
     if isinstance(value, bool):
         return {"key": key, "label": label, "kind": "check", "value": value}
+    if key in game_class(game_name).typed_params:
+        return {"key": key, "label": label, "kind": "text", "value": value}
     if isinstance(value, int) or isinstance(value, list) and all(isinstance(v, int) for v in value):
         numbers = [n for n in range(1, MAX_TRIED + 1) if accepts(game_name, params, key, n)]
         values = ([value] if isinstance(value, list) else []) + numbers

@@ -13,17 +13,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from alphazero.agent.agent import Thought
-from alphazero.serve.board_view import (BoardView, board_view, drawn_board, filled_cell,
-                                        flat_board, move_change)
+from alphazero.serve.board_view import (BoardView, board_view, drawn_board, flat_board,
+                                        played_cell)
+from games.core.board_text import move_change
 from games.core.board_text import BLOCKED
 from alphazero.serve.move_marks import move_marks
 from games import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError
-from games.core.presentation import Presentation
+from games.core.presentation import PIECES, Presentation
 
 STATUS_WORDS = {ONGOING: "ongoing", FIRST_WON: "black won", SECOND_WON: "white won", DRAW: "draw"}
 MOST_STONES_A_TURN = 8  # how far a turn's length is looked for (Connect6: 2)
 VIEW_ONLY = "this game is a training run's: it can only be viewed."
 NOT_LEGAL = "That is not a legal move here."
+PICK_A_PIECE = "Pick one of your pieces that can move, then the cell it goes to."
+NO_MOVE = "That piece has no legal move here."
 
 
 class Refusal(ValueError):
@@ -36,7 +39,8 @@ class Ply:
     action: int
     mover: int           # 0 first player (black), 1 second (white)
     text: str            # the move in the game's notation
-    filled: int | None   # the cell it filled (None: a pass)
+    cells: tuple[int, ...]  # the cells it touched (Game.action_cells): the one it filled, its
+                            # piece's from and to, or none (a pass)
     turned: list[int]    # the cells it turned to its mover's side (Othello's flips)
 
 
@@ -114,9 +118,11 @@ class GameSession:
     def _apply(self, action: int) -> None:
         before, board = self.state.copy(), flat_board(self.game, self.state)
         text, mover = self.game.format_move(self.state, action), self.to_move()
+        cells = self.game.action_cells(self.state, [action])[action]
         self.game.play(self.state, action)
-        filled, turned = move_change(board, flat_board(self.game, self.state))
-        self.history.append(Ply(before, action, mover, text, filled, turned))
+        _, changed = move_change(board, flat_board(self.game, self.state))
+        turned = [cell for cell in changed if cell not in cells]  # not a piece taken where one lands
+        self.history.append(Ply(before, action, mover, text, cells, turned))
 
     # --- undo ------------------------------------------------------------------------------
     def undo_point(self) -> int | None:
@@ -165,7 +171,8 @@ class GameSession:
         return {"ply": ply, "rows": rows, "coordinates": coordinates.as_dict(),
                 "to_move": None if status != ONGOING else self.game.to_move(state),
                 "status": STATUS_WORDS[status], "result": self.result(status),
-                "last_cells": marks.last_cells, "turned": marks.turned, "win_line": marks.line,
+                "last_cells": marks.last_cells, "left_cells": marks.left_cells,
+                "turned": marks.turned, "win_line": marks.line,
                 "counts": [board.count("X"), board.count("O")],
                 "turn_stone": self.turn_stone(state, ply)}
 
@@ -188,11 +195,12 @@ class GameSession:
     def refusals(self, board: BoardView) -> dict[str, str]:
         """Why a click on each cell that plays nothing is refused, in the words the set-up
         box would use (the game's own parse_move on the cell's name), or why a `#` cell is
-        never played; none where the person has no move to make."""
+        never played; none where the person has no move to make. In a game of moving pieces
+        a first click picks a piece: the cells refused are those no move starts from."""
         if self.replay or self.over() or self.to_move() not in self.humans:
             return {}
         flat, cols = "".join(board.rows), len(board.rows[0])
-        playable = set(board.targets.values())
+        playable = set((board.origins or board.targets).values())
         if board.column_moves:
             open_columns = {cell % cols for cell in playable}
             playable = {cell for cell in range(len(flat)) if cell % cols in open_columns}
@@ -200,6 +208,8 @@ class GameSession:
         for cell, mark in enumerate(flat):
             if mark == BLOCKED:
                 reasons[str(cell)] = self.game.presentation().blocked_reason
+            elif cell not in playable and board.origins:
+                reasons[str(cell)] = NO_MOVE if mark == PIECES[self.to_move()] else PICK_A_PIECE
             elif cell not in playable:
                 name = board.cell_names[cell] if board.cell_names else None
                 if name not in said:
@@ -223,8 +233,7 @@ class GameSession:
             "params": self.game.params(), "board_params": self.game.board_params(self.state),
             "agent": self.label, "humans": sorted(self.humans), "simulations": self.simulations,
             **self.position(len(self.history)),
-            "targets": {str(a): c for a, c in board.targets.items()},
-            "buttons": {str(a): t for a, t in board.buttons.items()},
+            **moves_view(board), "buttons": {str(a): t for a, t in board.buttons.items()},
             "column_moves": board.column_moves, "refusals": self.refusals(board),
             "moves": [{"text": p.text, "mover": p.mover} for p in self.history],
             "can_undo": self.undo_point() is not None,
@@ -244,12 +253,20 @@ class GameSession:
                 break
             line.append(self.game.format_move(position, action))
             movers.append(self.game.to_move(position))
-            cells.append(filled_cell(self.game, position, action))
+            cells.append(played_cell(self.game, position, action))
             self.game.play(position, action)
         return {"value_black": thought.value if mover == 0 else -thought.value,
                 "move": self.game.format_move(state, thought.action),
-                "shares": shares, "targets": {str(a): c for a, c in board.targets.items()},
+                "shares": shares, **moves_view(board),
                 "line": line, "line_movers": movers, "line_cells": cells, "visits": int(total)}
+
+
+def moves_view(board: BoardView) -> dict:
+    """The legal moves' cells for the page: `targets`, each action's cell (the one it fills or
+    moves to), and `origins`, the cell each move of a piece starts from (a first click picks
+    the piece, a second its target)."""
+    return {"targets": {str(a): c for a, c in board.targets.items()},
+            "origins": {str(a): c for a, c in board.origins.items()}}
 
 
 def presentation_view(shown: Presentation) -> dict:

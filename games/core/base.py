@@ -25,9 +25,12 @@ A game is a Python object (a subclass of `Game`) that holds its parameters and e
   play(g(s), g(a)) == g(play(s, a)) and encode(g(s)) is encode(s) with cells permuted;
 * text: `render(state)`, `parse_move(state, text)` and `format_move(state, action)`;
   `board_params(state)`, the parameters that start this state's board (one drawn per game);
+* for a page: `drawn_board(state)`, the board as rows of cell marks with its coordinates,
+  and `action_cells(state, actions)`, the cells of that board each action touches (the one
+  it fills by default; a game of moving pieces says (from, to));
 * optional features, declared rather than probed: `pass_action` (the action that passes,
   or None), `score(state)` (None where the game counts no score), `dirichlet_alpha` (the
-  root noise's default).
+  root noise's default), `typed_params` (parameters a form asks for as text).
 
 The state is data (docs/design.md, principle 3): a 1-D array that can be copied, hashed, pickled.
 """
@@ -39,7 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from games.core.board_text import Coordinates, read_board
+from games.core.board_text import Coordinates, move_change, read_board
 from games.core.presentation import Presentation
 
 ONGOING, FIRST_WON, SECOND_WON, DRAW = 0, 1, 2, 3
@@ -115,6 +118,10 @@ class Game(abc.ABC):
     # Where only a line of exactly this many wins (Gomoku's exact_five), so that the web board
     # marks that line and not a longer one beside it; None: a won game's longest line won it.
     exact_winning_line: int | None = None
+    # Parameters whose values are too many to list, which a person types as text in the web
+    # board's form (OpenSpiel's game, "breakthrough(rows=6,columns=6)"); every other one is
+    # offered as a choice of the values the game accepts.
+    typed_params: tuple[str, ...] = ()
 
     @staticmethod
     def unavailable() -> str | None:
@@ -142,6 +149,25 @@ class Game(abc.ABC):
         them; None where the game draws none. By default read from `render(state)`, whose
         board must then follow games.core.board_text's grammar; a game may declare its own."""
         return read_board(self.render(state), self.width)
+
+    def action_cells(self, state: np.ndarray, actions) -> dict[int, tuple[int, ...]]:
+        """The cells of the drawn board (drawn_board's rows, row-major) that each of `actions`
+        (legal in `state`) touches: (cell,) for a move that places a piece there, (from, to)
+        for one that moves a piece, () for one that touches none (a pass). By default the one
+        empty cell each fills, found by playing it on a copy (so a game of placing pieces needs
+        nothing more); a game of moving pieces declares its own. All at once: the board before
+        them is read once (a 19x19 board's 361 moves)."""
+        drawn = self.drawn_board(state)
+        if drawn is None:
+            return {action: () for action in actions}
+        before, cells = "".join(drawn[0]), {}
+        for action in actions:
+            after_state = state.copy()
+            self.play(after_state, action)
+            after = self.drawn_board(after_state)
+            filled = move_change(before, "".join(after[0]))[0] if after else None
+            cells[action] = () if filled is None else (filled,)
+        return cells
 
     def presentation(self) -> Presentation:
         """The game's words and look for people (games.core.presentation); by default its

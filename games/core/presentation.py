@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# How a board is drawn: stones on the lines' crossings (Go-style), discs in the squares, or
-# discs falling down columns.
-BOARD_STYLES = ("stones", "squares", "columns")
+# How a board is drawn: stones on the lines' crossings (Go-style), discs in the squares,
+# discs falling down columns, or pieces on the light and dark squares of a board they move on
+# (Breakthrough).
+BOARD_STYLES = ("stones", "squares", "columns", "chequered")
 PIECES = "XO"  # the first and the second player's pieces in a text board (render())
 
 

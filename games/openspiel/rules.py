@@ -8,6 +8,10 @@ moves: many games' tensors show the board by colour, the same for both players (
 Connect Four, Breakthrough), and the network must know whose turn it is. Moves are
 OpenSpiel's action strings; the only symmetry is the identity. The package `open-spiel` is
 an optional extra (`pip install '.[openspiel]'`), imported when a game is built.
+
+For the web board, the board is read from OpenSpiel's text of the position (`drawn_board`),
+and a game whose first moves each name two cells of it ("a5b4") is one of moving pieces
+(`moves_pieces`): its moves' cells (`action_cells`) are read from their action strings.
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import contextlib
 import importlib.util
 import os
 import re
+import string
 import sys
 
 import numpy as np
@@ -28,6 +33,11 @@ INSTALL = "OpenSpiel's games need the open-spiel package: pip install '.[openspi
 # The characters OpenSpiel's texts draw a board with: empty cells, the first player's pieces
 # (x, black) and the second's (o, white), as cell marks (games.core.board_text)
 GRID_MARKS = {".": ".", "-": ".", "x": "X", "b": "X", "o": "O", "w": "O"}
+# A cell in a move string, column letter and row number ("a5"); a move from cell to cell is
+# two of them with at most these between or after ("a5b4", "a5b4*" a capture, "b1-h1", "c1xa3")
+CELL_NAME = re.compile(r"([a-z])(\d+)")
+MOVE_SEPARATORS = "-x*"
+SWAPPED = {"X": "O", "O": "X"}
 
 
 def load_openspiel_game(spec: str):
@@ -81,6 +91,7 @@ def board_shape(shape: list[int]) -> tuple[int, int, int]:
 
 class OpenSpielGame(PythonGame):
     name = "openspiel"
+    typed_params = ("game",)  # any of OpenSpiel's games with its parameters
 
     @staticmethod
     def unavailable() -> str | None:
@@ -98,6 +109,21 @@ class OpenSpielGame(PythonGame):
         self._max_plies = self.spiel.max_game_length()
         start = self.spiel.new_initial_state()
         self.dirichlet_alpha = min(1.0, 10.0 / len(start.legal_actions()))
+        self.moves_pieces, self.marks = self.read_moving_pieces(start)
+
+    def read_moving_pieces(self, start) -> tuple[bool, dict[str, str]]:
+        """Whether each of the first moves takes a piece from one cell of the drawn grid to
+        another, and the cell marks of the text's characters (GRID_MARKS): in a game of
+        moving pieces, those the first player moves are drawn X whatever OpenSpiel's
+        character for them (Clobber's first player moves its o)."""
+        grid = self.text_grid(start)
+        moves = [self.cells_named(self.move_name(start, action), grid) for action in start.legal_actions()]
+        if not (moves and all(moves)):
+            return False, GRID_MARKS
+        row, column = divmod(moves[0][0], self.width)
+        if GRID_MARKS[grid[0][row][column]] == "O":
+            return True, {char: SWAPPED.get(mark, mark) for char, mark in GRID_MARKS.items()}
+        return True, GRID_MARKS
 
     @property
     def max_plies(self) -> int:
@@ -106,8 +132,9 @@ class OpenSpielGame(PythonGame):
     def presentation(self) -> Presentation:
         """OpenSpiel's long name and its parameters; the rules are OpenSpiel's own."""
         name = self.spiel.get_type().long_name
-        return Presentation(name=name, board=f"{self.height}×{self.width}",
-                            board_style="columns" if self.num_actions == self.width else "stones",
+        style = "columns" if self.num_actions == self.width else \
+            "chequered" if self.moves_pieces else "stones"
+        return Presentation(name=name, board=f"{self.height}×{self.width}", board_style=style,
                             variant=self.spec if "(" in self.spec else "",
                             rules=f"{name} as OpenSpiel plays it (its game '{self.spec}'); moves "
                                   "are written in OpenSpiel's action strings.")
@@ -151,38 +178,87 @@ class OpenSpielGame(PythonGame):
         return str(position).rstrip() + mover
 
     def drawn_board(self, state: np.ndarray) -> tuple[list[str], Coordinates] | None:
-        """The board read from OpenSpiel's own text of the position, for a game whose moves
-        each place a piece (an action a cell, a pass, or a column's lowest free cell: Connect
-        Four, Hex, Tic-Tac-Toe, Othello) and whose text is a grid of one character a cell as
-        wide and as high as the observation: its first `height` rows, labels at either end
-        dropped. None otherwise (a game of moving pieces is played by clicks on cells, which
-        do not say where a piece comes from)."""
+        """The board read from OpenSpiel's own text of the position (`text_grid`), for a game
+        whose moves each place a piece (an action a cell, a pass, or a column's lowest free
+        cell: Connect Four, Hex, Tic-Tac-Toe, Othello) or move one from cell to cell
+        (`moves_pieces`: Breakthrough, Clobber, Lines of Action); None for any other
+        (Amazons' turns of three actions, Checkers' kings) or where the text is no such grid.
+        The coordinates are the text's own where it writes them (Breakthrough's a-f and 6-1),
+        else numbers."""
         cells = self.width * self.height
-        if self.num_actions not in (self.width, cells, cells + 1):
+        if not (self.moves_pieces or self.num_actions in (self.width, cells, cells + 1)):
             return None
-        rows = []
-        for line in str(self.position(state)).splitlines():
-            cells = self.grid_row(line)
-            if cells is None:
+        grid = self.text_grid(self.position(state))
+        if grid is None:
+            return None
+        chars, row_labels, column_labels = grid
+        rows = ["".join(self.marks[char] for char in row) for row in chars]
+        return rows, Coordinates(
+            column_labels or [str(column + 1) for column in range(self.width)], "bottom",
+            row_labels or [str(self.height - row) for row in range(self.height)], "left")
+
+    def text_grid(self, position) -> tuple[list[str], list[str], list[str]] | None:
+        """OpenSpiel's text of `position` as a grid of one character a cell, as wide and as
+        high as the observation (its first `height` rows), with its row labels (the number
+        at each row's start, [] where a row has none) and its column labels (a line of the
+        letters a, b, c... just below or above the grid, [] where there is none); None where
+        the text draws no such grid."""
+        lines = str(position).splitlines()
+        rows, labels, first = [], [], None
+        for index, line in enumerate(lines):
+            read = self.grid_row(line)
+            if read is None:
                 if rows:
                     break
                 continue
-            rows.append(cells)
+            first = index if first is None else first
+            rows.append(read[1])
+            labels.append(read[0])
         if len(rows) < self.height:
             return None
-        return rows[:self.height], Coordinates(
-            [str(column + 1) for column in range(self.width)], "bottom",
-            [str(self.height - row) for row in range(self.height)], "left")
+        around = [lines[at] for at in (first + self.height, first - 1) if 0 <= at < len(lines)]
+        letters = string.ascii_lowercase[:self.width]
+        columns = next((list(letters) for line in around if "".join(line.split()).lower() == letters), [])
+        row_labels = labels[:self.height] if all(labels[:self.height]) else []
+        return rows[:self.height], row_labels, columns
 
-    def grid_row(self, line: str) -> str | None:
-        """One text line as a row of cell marks ('.', 'X' the first player's, 'O' the
-        second's), or None where it is not a row of `width` cells."""
+    def grid_row(self, line: str) -> tuple[str, str] | None:
+        """One text line as (its row label, "" where none; its cells' characters), or None
+        where it is not a row of `width` cells of GRID_MARKS."""
         tokens = line.split()
+        label = ""
         while tokens and tokens[0].isdigit():
-            tokens.pop(0)
+            label = tokens.pop(0)
         while tokens and tokens[-1].isdigit():
             tokens.pop()
-        text = "".join(tokens).lstrip("0123456789")
+        text = "".join(tokens)
+        digits = len(text) - len(text.lstrip("0123456789"))  # a label written against the row
+        label, text = label or text[:digits], text[digits:]
         if len(text) != self.width or not set(text) <= set(GRID_MARKS):
             return None
-        return "".join(GRID_MARKS[char] for char in text)
+        return label, text
+
+    def action_cells(self, state: np.ndarray, actions) -> dict[int, tuple[int, ...]]:
+        """Moves from cell to cell read from their action strings ("a5b4", "a5b4*" a capture,
+        "c1xa3"): (from, to) on the drawn grid, by the coordinates the board shows; any other
+        action as any game's (Game.action_cells)."""
+        if not self.moves_pieces:
+            return super().action_cells(state, actions)
+        position = self.position(state)
+        grid = self.text_grid(position)
+        cells = {action: self.cells_named(self.move_name(position, action), grid) for action in actions}
+        unread = [action for action, named in cells.items() if named is None]
+        return {**cells, **super().action_cells(state, unread)} if unread else cells
+
+    def cells_named(self, move: str, grid) -> tuple[int, ...] | None:
+        """The cells a move string names, (from, to) on `grid` (text_grid's), or None where it
+        is not two cells of that grid and only separators besides."""
+        if grid is None or re.sub(CELL_NAME, "", move).strip(MOVE_SEPARATORS):
+            return None
+        _, row_labels, column_labels = grid
+        cells = []
+        for column, row in CELL_NAME.findall(move):
+            if column not in column_labels or row not in row_labels:
+                return None
+            cells.append(row_labels.index(row) * self.width + column_labels.index(column))
+        return tuple(cells) if len(cells) == 2 else None

@@ -3,7 +3,7 @@
 // awaited while the page stays live, with a thinking indicator. What is drawn where:
 // board.js (the board), moves.js (the move list), graph.js (a training game's values),
 // run.js (a training run's games).
-import {drawBoard} from "./board.js";
+import {drawBoard, movesOf} from "./board.js";
 import {drawGraph} from "./graph.js";
 import {drawMoves, roundNumbers} from "./moves.js";
 import {drawRunGames} from "./run.js";
@@ -19,6 +19,7 @@ const page = {
   viewing: null,     // an earlier position on the board (view only), or null: the game's own
   drawn: null,       // {id, ply} last drawn: a move is animated only when it is new
   thought: null,     // the last analysis of the game's own position
+  picked: null,      // in a game of moving pieces, the cell of the piece picked to move, or null
   choicesAsked: 0,   // the number of the latest /api/choices request: only its answer is shown
 };
 window.page = page;  // for the browser tests
@@ -62,7 +63,7 @@ async function withBusy(text, work) {
 
 // --- the set-up form ----------------------------------------------------------------------
 // The game list, each game's parameters as selects and checkboxes (the server finds their
-// choices by asking the game), and, for a game whose board is drawn per game, the choice of
+// choices by asking the game) or a text box where the game asks for text (OpenSpiel's game), and, for a game whose board is drawn per game, the choice of
 // the board last played again or a new one. Every change asks the server what the chosen
 // game is called, its rules and which networks play it.
 function preset(key = $("game").value) { return page.options.games.find((g) => g.key === key); }
@@ -108,6 +109,9 @@ function fillSetup() {
     if (field.kind === "check") {
       input = Object.assign(document.createElement("input"), {type: "checkbox", checked: field.value});
       label.append(input, ` ${field.label}`);
+    } else if (field.kind === "text") {
+      input = Object.assign(document.createElement("input"), {type: "text", value: field.value, spellcheck: false});
+      label.append(`${field.label} `, input);
     } else {
       input = document.createElement("select");
       input.append(...field.choices.map((c, k) => new Option(c.label, k, false,
@@ -127,7 +131,8 @@ function chosenParams() {
   const params = {...p.params};
   for (const field of p.fields) {
     const input = $("params").querySelector(`[data-param="${field.key}"]`);
-    params[field.key] = field.kind === "check" ? input.checked : field.choices[Number(input.value)].value;
+    params[field.key] = field.kind === "check" ? input.checked
+      : field.kind === "text" ? input.value.trim() : field.choices[Number(input.value)].value;
   }
   return params;
 }
@@ -141,7 +146,8 @@ async function updateChoices() {
   if (ask !== page.choicesAsked) return;
   $("form-error").textContent = "";
   // a kept board was drawn by the game's rules: the game's words, not that one board's
-  const words = keptChosen() ? p : c;
+  // (unless its parameters name another game: OpenSpiel's)
+  const words = keptChosen() && c.name === p.name ? p : c;
   $("game").selectedOptions[0].textContent = listName(words);
   $("variant").textContent = words.variant ? `${words.variant[0].toUpperCase()}${words.variant.slice(1)}.` : "";
   $("rules").textContent = words.rules;
@@ -177,6 +183,7 @@ function show(view) {
   if (page.viewing && page.viewing.ply >= view.moves.length) page.viewing = null;
   page.game = view;
   page.thought = null;
+  page.picked = null;
   draw();
 }
 
@@ -210,9 +217,22 @@ async function clickCell(cell) {
   if (!g.humans.includes(g.to_move)) { say("It is the agent's turn."); return; }
   const buttons = Object.values(g.buttons);
   if (buttons.length && !Object.keys(g.targets).length) { say(`You have no move on the board: ${buttons.join(" or ")}.`); return; }
+  if (Object.keys(g.origins).length) { await pickOrMove(cell); return; }
   const action = g.refusals[cell] ? null : actionForCell(cell);
   if (action === null) { say(g.refusals[cell] || "That is not a legal move here."); return; }
   await play(action);
+}
+
+// A game of moving pieces: a click on a piece that can move picks it (its targets are
+// hinted), a click on one of its targets plays that move, a click elsewhere drops the pick.
+async function pickOrMove(cell) {
+  const move = movesOf(page.game, page.picked).find(([, to]) => to === cell);
+  if (move) { await play(move[0]); return; }
+  const picks = page.picked === null || cell !== page.picked;
+  if (movesOf(page.game, cell).length && picks) { page.picked = cell; say(""); }
+  else if (page.picked !== null) { page.picked = null; say(""); }
+  else say(page.game.refusals[cell]);
+  draw();
 }
 
 async function play(action) {
@@ -326,7 +346,7 @@ function draw() {
   page.drawn = {id: page.id, ply: shown.ply};
   const line = live && page.thought ? expectedLine(g, page.thought) : null;
   drawBoard($("board"), shown, g, {
-    hints: live && $("show-hints").checked && humanTurn(g), animate,
+    hints: live && $("show-hints").checked && humanTurn(g), animate, picked: live ? page.picked : null,
     thought: live ? page.thought : null, heat: $("show-heat").checked, line: $("show-line").checked && line});
   drawStatus(g, shown, live);
   drawControls(g);
