@@ -113,7 +113,7 @@ def test_runtime_choices(make_network):
         "openvino" if openvino_session.available() else "torch")
     assert Inference(model, CPU, "bfloat16", runtime="torch").runtime == "torch"
     assert Inference(model, CPU, "float32", runtime="torch").runtime == "torch"
-    with pytest.raises(ValueError, match="runs float32 on the CPU only"):
+    with pytest.raises(ValueError, match="runs float32 or int8 on the CPU only"):
         Inference(model, CPU, "bfloat16", runtime="onnxruntime")
     with pytest.raises(ValueError, match="runs bfloat16 on the CPU only"):
         Inference(model, CPU, "float32", runtime="openvino")
