@@ -208,9 +208,10 @@ def checked_positions(path: tuple[str, str], planes: np.ndarray,
 def path_errors(model: bytes, path: tuple[str, str], game, threads: int) -> dict[str, float]:
     """`path`'s largest differences from float32 running `model`, a network of `game`, on
     the positions it is checked on (int8 quantized afresh on the game's `calibration`)."""
-    planes, legal, _ = check_positions(game)
+    planes, legal, _ = check_positions(game)  # read once: int8 calibrates on their first half
+    calibrated = Calibration(*halves(planes, legal)[0])
     return differences(cpu_runner(model, FLOAT32, threads),
-                       cpu_runner(model, path, threads, calibration=calibration(game)),
+                       cpu_runner(model, path, threads, calibration=calibrated),
                        *checked_positions(path, planes, legal))
 
 
