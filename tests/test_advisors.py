@@ -14,6 +14,7 @@ from alphazero.agent.agent import NetworkAgent
 from alphazero.agent.build import advisors_for, build_agent
 from alphazero.agent.spec import agent_spec
 from alphazero.config.command import command_config
+from alphazero.config.command_line import check_command_line
 from alphazero.config.errors import ConfigError
 from alphazero.config.settings import build_game, validate
 from games import GameError, game_advisors, make_game
@@ -191,3 +192,12 @@ def test_the_network_agent_searches_with_the_rollouts_its_advisor_asks_for(compo
 def test_bad_advisor_settings_are_one_sentence(overrides, message):
     with pytest.raises(ConfigError, match=message):  # a wrong type: when composed
         validate(command_config("play", overrides))
+
+
+@pytest.mark.parametrize("argument", ["game.advisors.leaf_rollouts=0.5",
+                                      "+game.advisors.leaf_rollouts=0.5"])
+def test_an_advisor_the_recipe_leaves_out_is_turned_on_from_the_command_line(argument):
+    check_command_line("play", "play", ["game=gomoku", argument])  # returns: nothing refused
+    cfg = command_config("play", ["game=gomoku", argument])
+    validate(cfg)
+    assert dict(cfg.game.advisors) == {"leaf_rollouts": 0.5}

@@ -20,7 +20,7 @@ from omegaconf.errors import (ConfigAttributeError, ConfigKeyError, OmegaConfBas
                               ValidationError)
 
 from alphazero.config import schema
-from alphazero.config.choices import GROUPS, check_group_choices, expand_game_choice
+from alphazero.config.choices import ADVISORS, GROUPS, check_group_choices, expand_game_choice
 from alphazero.config.compose import compose_config
 from alphazero.config.errors import ConfigError
 from alphazero.config.paths import CONF_DIR
@@ -102,8 +102,8 @@ def unknown_setting(command: str, config_name: str, argv: list[str]) -> None:
     known = flat_keys(cfg)
     for word in plain:
         key = word.lstrip("+~").partition("=")[0]
-        if key in GROUPS or key in known:
-            continue
+        if key in GROUPS or key in known or key.startswith(ADVISORS):
+            continue  # an advisor's name is checked against the game's (config.settings)
         raise ConfigError(no_such_setting(command, key, known))
 
 
