@@ -204,6 +204,10 @@ def test_symmetries_commute_with_play_legal_moves_status_and_encoding(game):
         G = game.num_symmetries
         assert cells.shape == (G, cells_size) and actions.shape == (G, game.num_actions), \
             f"{rule}: maps must be [num_symmetries, cells] and [num_symmetries, actions]"
+        if game.plane_symmetries is not None:
+            assert game.plane_symmetries.shape == (G, game.planes) and all(
+                np.array_equal(np.sort(m), np.arange(game.planes)) for m in game.plane_symmetries), \
+                f"{rule}: plane_symmetries must be [num_symmetries, planes] permutations"
         assert np.array_equal(cells[0], np.arange(cells_size)) and \
             np.array_equal(actions[0], np.arange(game.num_actions)), f"{rule}: identity first"
         for g in range(G):
@@ -226,8 +230,10 @@ def test_symmetries_commute_with_play_legal_moves_status_and_encoding(game):
                 f"{where} does not carry the legal moves"
             moved_planes = np.zeros_like(planes)
             moved_planes[:, cells[g]] = planes
+            if game.plane_symmetries is not None:
+                moved_planes[game.plane_symmetries[g]] = moved_planes.copy()
             assert np.array_equal(game.encode(image).reshape(game.planes, -1), moved_planes), \
-                f"{where} does not permute the encoding's cells"
+                f"{where} does not permute the encoding's cells (and planes, where it moves them)"
             for action in sample(legal, 3, seed=g):
                 after, image_after = state.copy(), image.copy()
                 game.play(after, int(action))

@@ -60,6 +60,22 @@ def test_mirror_group_on_a_wide_board_with_column_actions_and_a_pass():
         np.testing.assert_array_equal(buffer.pis[2 * k + 1], mirrored_pi)
 
 
+def test_a_half_turn_that_exchanges_planes_moves_them_too():
+    # Hex turned half a turn: a stone joined to one edge becomes one joined to the other
+    # (games.core.base: plane_symmetries), so planes 1 and 2 change places in the image.
+    rng = np.random.default_rng(3)
+    n, size = 2, 4
+    board, pis, zs = random_game(rng, n, 3, size, size, size * size)
+    half_turn = np.array([np.arange(size * size), np.arange(size * size)[::-1]])
+    buffer = ReplayBuffer(100, 3, size, size, size * size, plane_symmetries=np.array([[0, 1, 2], [0, 2, 1]]))
+    syms = np.broadcast_to(half_turn, (n, 2, size * size))
+    buffer.add_game(board, pis, zs, syms, syms)
+    for k in range(n):
+        np.testing.assert_array_equal(buffer.planes[2 * k], board[k])
+        np.testing.assert_array_equal(buffer.planes[2 * k + 1], np.rot90(board[k], 2, axes=(-2, -1))[[0, 2, 1]])
+        np.testing.assert_array_equal(buffer.pis[2 * k + 1], pis[k][::-1].astype(np.float16))
+
+
 def test_per_position_permutations_follow_the_contract():
     # Each position has its own maps (games.core.base: symmetries are per state).
     rng = np.random.default_rng(2)

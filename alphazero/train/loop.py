@@ -90,7 +90,8 @@ class TrainingRun:
                              "optimizer": cfg.train.optimizer, "precision": cfg.train.precision}
         self.trainer = Trainer(self.model, device=self.device, **self.trainer_args)
         g = self.game
-        self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions)
+        self.replay = ReplayBuffer(cfg.replay.capacity, g.planes, g.height, g.width, g.num_actions,
+                                   g.plane_symmetries)
         self.rng = np.random.default_rng(cfg.seed)
         self.counters = RunCounters(eval_level=cfg.eval.start_level)
         self.name = run_name(cfg, config_name, self.game)

@@ -24,10 +24,21 @@ def _permute_last_axis(values: np.ndarray, permutations: np.ndarray) -> np.ndarr
     return np.take_along_axis(values[:, None], index, axis=-1)
 
 
+def _move_planes(images: np.ndarray, plane_symmetries: np.ndarray) -> np.ndarray:
+    """images [n, G, P, ...] with image g's plane p moved to plane plane_symmetries[g, p]."""
+    moved = np.empty_like(images)
+    for g, destinations in enumerate(plane_symmetries):
+        moved[:, g, destinations] = images[:, g]
+    return moved
+
+
 class ReplayBuffer:
     """A ring buffer of at most `capacity` samples; the oldest are overwritten first."""
 
-    def __init__(self, capacity: int, planes: int, height: int, width: int, num_actions: int):
+    def __init__(self, capacity: int, planes: int, height: int, width: int, num_actions: int,
+                 plane_symmetries: np.ndarray | None = None):
+        """plane_symmetries int64[G, planes]: where symmetry g sends each input plane (the
+        game's `plane_symmetries`); None: every symmetry keeps the planes where they are."""
         if capacity < 1:
             raise ValueError(f"replay capacity must be at least 1, not {capacity}.")
         self.capacity = capacity
@@ -37,6 +48,7 @@ class ReplayBuffer:
         self.size = 0
         self.next_index = 0
         self.total_added = 0  # samples ever written, symmetry images included
+        self.plane_symmetries = plane_symmetries
 
     def __len__(self) -> int:
         return self.size
@@ -58,7 +70,10 @@ class ReplayBuffer:
         if not np.array_equal(packed, planes):
             raise ValueError("input planes must hold whole numbers from 0 to 255 to be stored as uint8.")
         flat = packed.reshape(n, sample_shape[0], -1)
-        plane_images = _permute_last_axis(flat, cell_syms).reshape((n * groups,) + sample_shape)
+        plane_images = _permute_last_axis(flat, cell_syms)  # [n, G, P, H*W]
+        if self.plane_symmetries is not None:
+            plane_images = _move_planes(plane_images, self.plane_symmetries)
+        plane_images = plane_images.reshape((n * groups,) + sample_shape)
         pi_images = _permute_last_axis(pis.astype(np.float16), action_syms).reshape(n * groups, -1)
         z_images = np.repeat(np.asarray(zs, dtype=np.float32), groups)
         self._write(plane_images, pi_images, z_images)

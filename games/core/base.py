@@ -20,7 +20,10 @@ A game is a Python object (a subclass of `Game`) that holds its parameters and e
   actions int64[G, num_actions])`: the symmetry group of this position's board as index
   permutations, identity first. Symmetry g sends flat encoded cell i to cells[g, i] and action
   a to actions[g, a]. (Per state, because a Connect-4 board drawn per game mirrors within
-  its own width inside the padded planes; G is the same for every state of a game.)
+  its own width inside the padded planes; G is the same for every state of a game.) Where a
+  symmetry also exchanges input planes (Hex turned half a turn: a stone joined to the north
+  edge becomes one joined to the south), `plane_symmetries` int64[G, planes] declares it:
+  symmetry g sends plane p to plane_symmetries[g, p]; None (the default): planes stay;
 * `transform_state(state, g)`: the state seen through symmetry g, so that
   play(g(s), g(a)) == g(play(s, a)) and encode(g(s)) is encode(s) with cells permuted;
 * text: `render(state)`, `parse_move(state, text)` and `format_move(state, action)`;
@@ -110,6 +113,7 @@ class Game(abc.ABC):
     # the search then takes its game steps in Python.
     kernels: Kernels | None = None
     num_symmetries: int
+    plane_symmetries: np.ndarray | None = None  # int64[G, planes] where symmetries move planes
     # The default Dirichlet alpha of the root noise, suited to the typical number of legal
     # moves (AlphaZero: ~10 / moves); alphazero.search.puct.root_noise_alpha reads it.
     dirichlet_alpha: float = 0.3

@@ -6,7 +6,9 @@ A position is an OpenSpiel state (`child` makes the next one). The encoding is O
 observation tensor of the side to move, and one more plane of ones when the second player
 moves: many games' tensors show the board by colour, the same for both players (Hex,
 Connect Four, Breakthrough), and the network must know whose turn it is. Moves are
-OpenSpiel's action strings; the only symmetry is the identity. The package `open-spiel` is
+OpenSpiel's action strings. The symmetries are the identity unless the game declares more
+in games.openspiel.symmetries (Hex's half turn, Connect Four's and Breakthrough's mirror
+image). The package `open-spiel` is
 an optional extra (`pip install '.[openspiel]'`), imported when a game is built.
 
 For the web board, the board is read from OpenSpiel's text of the position (`drawn_board`),
@@ -28,6 +30,7 @@ from games.core.board_text import Coordinates
 from games.core.presentation import Presentation
 from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, check_param_names
 from games.core.python_game import PythonGame
+from games.openspiel.symmetries import declared_symmetries
 
 INSTALL = "OpenSpiel's games need the open-spiel package: pip install '.[openspiel]'."
 # The characters OpenSpiel's texts draw a board with: empty cells, the first player's pieces
@@ -109,6 +112,9 @@ class OpenSpielGame(PythonGame):
         self._max_plies = self.spiel.max_game_length()
         start = self.spiel.new_initial_state()
         self.dirichlet_alpha = min(1.0, 10.0 / len(start.legal_actions()))
+        cells, actions, self.plane_symmetries = declared_symmetries(
+            self, spec.partition("(")[0].strip(), start)
+        self._symmetry_maps, self.num_symmetries = (cells, actions), len(cells)
         self.moves_pieces, self.marks = self.read_moving_pieces(start)
 
     def read_moving_pieces(self, start) -> tuple[bool, dict[str, str]]:
@@ -124,6 +130,9 @@ class OpenSpielGame(PythonGame):
         if GRID_MARKS[grid[0][row][column]] == "O":
             return True, {char: SWAPPED.get(mark, mark) for char, mark in GRID_MARKS.items()}
         return True, GRID_MARKS
+
+    def symmetry_maps(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._symmetry_maps
 
     @property
     def max_plies(self) -> int:
