@@ -14,7 +14,7 @@ from games import ONGOING, make_game
 from games.connect4.bitboard_search import ILLEGAL_MOVE_SCORE
 from games.connect4.solver import Connect4Solver
 from games.connect4.stage_sets import POSITIONS_FILE, SET_NAMES, stage_set
-from helpers import ROOT, ScoredPlayer
+from helpers import ROOT, ScoredPlayer, needs_openspiel
 
 CELLS = 42
 
@@ -95,3 +95,23 @@ def test_evaluate_prints_each_sets_mistakes(tmp_path):
         assert all(s["positions"] == 3 and 0 <= s["dropped"] <= 3 for s in r["sets"].values())
     assert "mistakes (moves that lose the exact outcome)" in result.stdout
     assert "begin-hard" in result.stdout and "% of 3" in result.stdout
+
+
+@needs_openspiel
+def test_openspiels_connect_four_is_judged_on_the_same_positions():
+    """The bridge's network is measured where the native one is: each set's positions, played
+    into OpenSpiel's Connect Four by their columns, are the same boards with the same legal
+    columns and scores."""
+    native = stage_sets(make_game("connect4", rows=6, cols=7, forbidden=None), 20)
+    bridged_game = make_game("openspiel", game="connect_four")
+    bridged = stage_sets(bridged_game, 20)
+    for name, (states, values) in native.items():
+        game = make_game("connect4", rows=6, cols=7, forbidden=None)
+        bridged_states, bridged_values = bridged[name]
+        for state, bridged_state in zip(states, bridged_states):
+            assert bridged_game.status(bridged_state) == ONGOING
+            assert bridged_game.drawn_board(bridged_state)[0] == game.drawn_board(state)[0]
+            assert np.array_equal(game.legal_mask(state), bridged_game.legal_mask(bridged_state))
+        assert all(np.array_equal(a, b) for a, b in zip(values, bridged_values))
+    with pytest.raises(ConfigError, match="only connect_four"):
+        stage_sets(make_game("openspiel", game="hex(board_size=5)"), 5)
