@@ -5,17 +5,15 @@ session)."""
 import numpy as np
 import pytest
 
-from alphazero.config.presets import named_game
+from alphazero.config.presets import load_presets, named_game
 from alphazero.serve.board_view import board_view
 from alphazero.serve.session import GameSession, Refusal
 from games import ONGOING
 
-from helpers import ROOT
 
-# Every game whose coordinates spell its moves: OpenSpiel's name the mover in a move (x3, o3),
-# so its cells are drawn without names.
-PRESETS = sorted(path.stem for path in (ROOT / "conf" / "game").glob("*.yaml")
-                 if path.stem != "openspiel")
+# Every game whose coordinates spell its moves: OpenSpiel's name the mover in a move (x3, o3)
+# or a piece's two cells (a5b4), so its cells are drawn without names.
+PRESETS = sorted(key for key, preset in load_presets().items() if preset.game_name != "openspiel")
 
 
 def session(key, moves="", seats=(0, 1), **params):
