@@ -15,6 +15,7 @@ from alphazero.search.puct import BatchedSearch, SearchConfig
 from alphazero.search.pure_mcts import PureMCTS
 from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker
 from games import ONGOING, GameError, make_game
+from games.core.board_text import legend
 from games.core.python_game import PythonGame
 from games.openspiel.rules import INSTALL, OpenSpielGame
 from helpers import needs_openspiel
@@ -286,6 +287,14 @@ def test_openspiels_other_games_of_moving_pieces_draw_their_first_mover_black_or
     assert rows[first // clobber.width][first % clobber.width] == "X"
     checkers = make_game("openspiel", game="checkers")  # '+' pieces and kings: not read
     assert checkers.drawn_board(checkers.new_state()) is None
+
+
+@needs_openspiel
+def test_the_terminal_names_openspiels_pieces_by_the_characters_its_text_draws():
+    breakthrough = make_game("openspiel", game="breakthrough(rows=6,columns=6)")
+    text = breakthrough.render(breakthrough.new_state())
+    assert legend(breakthrough.presentation(), text, False, False) == "Legend: b Black, w White."
+    assert make_game("openspiel", game="hex(board_size=5)").presentation().side(1) == "White (o)"
 
 
 @needs_openspiel

@@ -124,7 +124,7 @@ def legend(presentation: Presentation, text: str, last_turn: bool, line: bool) -
     presentation's colours, the marks of the last turn and the winning line where shown, and
     `#` with why it is never played where the board has one."""
     first, second = presentation.side_names
-    parts = [f"X {first}", f"O {second}"]
+    parts = [f"{presentation.pieces[0]} {first}", f"{presentation.pieces[1]} {second}"]
     if last_turn:
         parts.append(f"{LAST_TURN[0]} {LAST_TURN[1]} the last move")
     if line:

@@ -22,6 +22,7 @@ class Presentation:
     side_names: tuple[str, str] = ("Black", "White")  # first and second player's pieces
     blocked_reason: str = "This cell is never played."  # a `#` cell, where the game has one
     board_style: str = "stones"
+    pieces: str = PIECES         # the characters the text board draws their pieces with
 
     @property
     def title(self) -> str:
@@ -30,5 +31,5 @@ class Presentation:
 
     def side(self, seat: int) -> str:
         """A side as the text boards draw it: its colour and its piece, "Red (X)" (render()
-        draws the first player's pieces X and the second's O)."""
-        return f"{self.side_names[seat]} ({PIECES[seat]})"
+        draws the first player's pieces X and the second's O, or as `pieces` says)."""
+        return f"{self.side_names[seat]} ({self.pieces[seat]})"

@@ -27,7 +27,7 @@ import sys
 import numpy as np
 
 from games.core.board_text import Coordinates
-from games.core.presentation import Presentation
+from games.core.presentation import PIECES, Presentation
 from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, check_param_names
 from games.core.python_game import PythonGame
 from games.openspiel.symmetries import declared_symmetries
@@ -116,6 +116,7 @@ class OpenSpielGame(PythonGame):
             self, spec.partition("(")[0].strip(), start)
         self._symmetry_maps, self.num_symmetries = (cells, actions), len(cells)
         self.moves_pieces, self.marks = self.read_moving_pieces(start)
+        self.text_pieces = self.read_text_pieces(start)
 
     def read_moving_pieces(self, start) -> tuple[bool, dict[str, str]]:
         """Whether each of the first moves takes a piece from one cell of the drawn grid to
@@ -131,6 +132,21 @@ class OpenSpielGame(PythonGame):
             return True, {char: SWAPPED.get(mark, mark) for char, mark in GRID_MARKS.items()}
         return True, GRID_MARKS
 
+    def read_text_pieces(self, start) -> str:
+        """The characters OpenSpiel's text draws the first and the second player's pieces
+        with ("xo" in Hex, "bw" in Breakthrough), as read from its texts of the first plies;
+        "XO" where the text is no grid."""
+        seen, position = set(), start
+        for _ in range(3):
+            grid = self.text_grid(position)
+            if grid is None or position.is_terminal():
+                break
+            seen |= set("".join(grid[0]))
+            position = position.child(position.legal_actions()[0])
+        pieces = [next((char for char in GRID_MARKS if char in seen and self.marks[char] == mark), None)
+                  for mark in "XO"]
+        return "".join(pieces) if all(pieces) else PIECES
+
     def symmetry_maps(self) -> tuple[np.ndarray, np.ndarray]:
         return self._symmetry_maps
 
@@ -144,6 +160,7 @@ class OpenSpielGame(PythonGame):
         style = "columns" if self.num_actions == self.width else \
             "chequered" if self.moves_pieces else "stones"
         return Presentation(name=name, board=f"{self.height}×{self.width}", board_style=style,
+                            pieces=self.text_pieces,
                             variant=self.spec if "(" in self.spec else "",
                             rules=f"{name} as OpenSpiel plays it (its game '{self.spec}'); moves "
                                   "are written in OpenSpiel's action strings.")
