@@ -1,5 +1,5 @@
-"""Write games/connect4/stage_positions.json: classic Connect-4 positions of the six Pons test
-sets (games/connect4/stage_sets.py), each column scored by a perfect solver, half reached by
+"""Write games/core/connect4_stage_positions.json: classic Connect-4 positions of the six Pons test
+sets (games/core/connect4_stage_sets.py), each column scored by a perfect solver, half reached by
 uniformly random play and half by a network's play from random openings, for
 `python -m alphazero.evaluate game=connect4_classic solver_kind=stages`.
 
@@ -29,7 +29,7 @@ from alphazero.config.settings import build_game
 from alphazero.config.threads import use_search_threads
 from games import ONGOING
 from games.connect4.solver import Connect4Solver
-from games.connect4.stage_sets import COLS, POSITIONS_FILE, SET_NAMES, stage_set
+from games.core.connect4_stage_sets import COLS, POSITIONS_FILE, SET_NAMES, stage_set
 
 STAGES = {"begin": (1, 14), "middle": (15, 28), "end": (29, 41)}
 CHECKED_FROM = 20  # stones: from here this project's solver proves every column quickly

@@ -146,7 +146,7 @@ def test_needs_one_board_without_a_forbidden_cell(params):
 
 
 def test_refuses_other_games_and_kinds():
-    with pytest.raises(ConfigError, match="needs a game with an exact judge .connect4, othello., not connect6"):
+    with pytest.raises(ConfigError, match="needs a game with an exact judge .connect4, openspiel, othello., not connect6"):
         make_judge(make_game("connect6"), "random")
     with pytest.raises(ConfigError, match="solver_kind=early is not for othello"):
         make_judge(make_game("othello"), "early")

@@ -11,9 +11,8 @@ import pytest
 from alphazero.evaluate.judges import optimal_move_rate, stage_sets
 from alphazero.config.errors import ConfigError
 from games import ONGOING, make_game
-from games.connect4.bitboard_search import ILLEGAL_MOVE_SCORE
 from games.connect4.solver import Connect4Solver
-from games.connect4.stage_sets import POSITIONS_FILE, SET_NAMES, stage_set
+from games.core.connect4_stage_sets import ILLEGAL_MOVE_SCORE, POSITIONS_FILE, SET_NAMES, stage_set
 from helpers import ROOT, ScoredPlayer, needs_openspiel
 
 CELLS = 42

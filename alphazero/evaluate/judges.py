@@ -11,7 +11,7 @@ positions are reached from the start by one of three kinds of play:
             (win, draw or loss: exact scores that early cost too many nodes);
   selfplay  pure MCTS at SELFPLAY_PLAYOUTS playing both sides, stopping as `random` does;
   stages    classic Connect-4 only: Pons' six test sets by stage and distance to the end
-            (games/connect4/stage_sets.py), labelled in advance, each set scored apart.
+            (games/core/connect4_stage_sets.py), labelled in advance, each set scored apart.
 
 A position is kept when the game is still on, the solver settles every move within its
 budget, the choice matters (not every legal move has the same value) and it is new. The

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-ILLEGAL_MOVE_SCORE = -1000  # move_scores' value for a full column
+from games.core.connect4_stage_sets import ILLEGAL_MOVE_SCORE  # move_scores' value for a full column
 
 # geometry array slots
 ROWS, COLS, HEIGHT, CELLS, BOTTOM, BOARD = range(6)

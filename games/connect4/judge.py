@@ -5,7 +5,7 @@ loss), cheaper to prove; or Pons' six test sets of every stage, labelled in adva
 from __future__ import annotations
 
 from games.connect4.solver import Connect4Solver
-from games.connect4.stage_sets import COLS, ROWS, load_stage_sets
+from games.core.connect4_stage_sets import COLS, ROWS, load_stage_sets
 from games.core.base import GameError
 
 NODE_LIMIT = 5_000_000  # exact scores, per position; deeper positions are skipped
@@ -38,5 +38,5 @@ class Connect4Judge:
         return self.solver.move_scores(moves, self.node_limit, self.outcome_only)
 
     def stage_sets(self, game, per_set: int):
-        """Pons' six test sets, labelled in advance (games.connect4.stage_sets)."""
+        """Pons' six test sets, labelled in advance (games.core.connect4_stage_sets)."""
         return load_stage_sets(game, per_set)

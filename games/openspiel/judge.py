@@ -1,11 +1,11 @@
-"""OpenSpiel's Connect Four judged on classic Connect-4's stage sets (games.connect4.stage_sets):
+"""OpenSpiel's Connect Four judged on classic Connect-4's stage sets (games.core.connect4_stage_sets):
 Pons' six sets of positions labelled by a perfect solver, played into OpenSpiel's game by
 their columns, so that a network trained through the bridge is measured on the very
 positions the native game's network is (`evaluate game=openspiel:connect_four
 solver_positions=300 solver_kind=stages`). No other OpenSpiel game has a judge."""
 from __future__ import annotations
 
-from games.connect4.stage_sets import COLS, ROWS, load_stage_sets
+from games.core.connect4_stage_sets import COLS, ROWS, load_stage_sets
 from games.core.base import GameError
 
 

@@ -1,4 +1,5 @@
-"""Classic Connect-4 positions labelled by a perfect solver, grouped as in Pascal Pons' test
+"""Classic Connect-4 positions labelled by a perfect solver (shared by the native game and
+OpenSpiel's Connect Four, whose actions are columns too), grouped as in Pascal Pons' test
 protocol by the stage of the game and by how far its end is with perfect play:
 
   stage       begin: 1-14 stones on the board, middle: 15-28, end: 29 or more
@@ -8,7 +9,7 @@ protocol by the stage of the game and by how far its end is with perfect play:
 which gives six sets (end-easy, middle-easy, middle-medium, begin-easy, begin-medium,
 begin-hard; the other three cannot occur on 42 cells). Every position carries each column's
 exact score (Pons' convention, from the view of the side to move: 0 a draw, quick wins high;
-null for a full column). The positions and their scores are in stage_positions.json, written
+null for a full column). The positions and their scores are in connect4_stage_positions.json, written
 by scripts/connect4_stage_sets.py with BitBully (PyPI `bitbully`, a perfect solver with opening
 books), so measuring needs no solver.
 
@@ -23,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from games.connect4.bitboard_search import ILLEGAL_MOVE_SCORE
 
-POSITIONS_FILE = Path(__file__).with_name("stage_positions.json")
+POSITIONS_FILE = Path(__file__).with_name("connect4_stage_positions.json")
+ILLEGAL_MOVE_SCORE = -1000  # a full column's score, as games.connect4's solver writes it
 SET_NAMES = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium", "begin-hard")
 ROWS, COLS = 6, 7
 
