@@ -119,3 +119,22 @@ def test_runtime_choices(make_network):
         Inference(model, CPU, "float32", runtime="openvino")
     with pytest.raises(ValueError, match="unknown runtime 'tvm'"):
         Inference(model, CPU, "float32", runtime="tvm")
+
+
+@pytest.mark.skipif(not openvino_session.available(), reason="OpenVINO is not installed")
+def test_openvino_is_imported_without_its_telemetry_which_forks():
+    """OpenVINO's import sends usage telemetry from a forked process by default; a fork in a
+    threaded process (the engine) can hang and outlive it. Imported through
+    openvino_session, it forks nothing, in a fresh process, however long it lives."""
+    import subprocess
+    import sys
+    script = ("import os, sys, time\n"
+              "forks = []\n"
+              "sys.addaudithook(lambda event, args: forks.append(event) if event == 'os.fork' else None)\n"
+              "from alphazero.nn import openvino_session\n"
+              "openvino_session._core()\n"
+              "time.sleep(1.0)\n"  # telemetry sends from a thread pool, a moment later
+              "print(len(forks))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"

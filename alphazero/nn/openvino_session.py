@@ -9,16 +9,27 @@ optional at run time: without it the float32 path stays (`available`).
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 
 from alphazero.nn.denormals import flush_denormals
 
 
+def import_openvino():
+    """The `openvino` module, imported without its usage telemetry: by default its import
+    sends an event to Google Analytics from a process it forks, and a fork taken while
+    another thread holds a lock (the engine starts in a thread) hangs, an orphan once the
+    engine quits. Without `openvino_telemetry` OpenVINO takes its own no-op stub."""
+    sys.modules.setdefault("openvino_telemetry", None)  # None: its import fails, the stub is used
+    import openvino
+    return openvino
+
+
 @functools.cache
 def available() -> bool:
     try:
-        import openvino  # noqa: F401
+        import_openvino()
     except ImportError:
         return False
     return True
@@ -26,8 +37,7 @@ def available() -> bool:
 
 @functools.cache
 def _core():
-    import openvino
-    return openvino.Core()
+    return import_openvino().Core()
 
 
 class OpenVinoSession:

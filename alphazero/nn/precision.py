@@ -342,8 +342,7 @@ def _speed_key(game, threads: int, candidates, model: bytes) -> str:
     import onnxruntime
     versions = [onnxruntime.__version__]
     if BFLOAT16 in candidates:
-        import openvino
-        versions.append(openvino.__version__)
+        versions.append(openvino_session.import_openvino().__version__)
     text = json.dumps([cpu_name(), sorted(cpu_flags() & (BF16_FLAGS | INT8_FLAGS)), candidates,
                        versions, threads, SPEED_BATCHES,
                        [game.planes, game.height, game.width, game.num_actions], len(model)])
