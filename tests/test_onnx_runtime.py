@@ -121,6 +121,7 @@ def test_runtime_choices(make_network):
         Inference(model, CPU, "float32", runtime="tvm")
 
 
+@pytest.mark.integration  # a process of its own
 @pytest.mark.skipif(not openvino_session.available(), reason="OpenVINO is not installed")
 def test_openvino_is_imported_without_its_telemetry_which_forks():
     """OpenVINO's import sends usage telemetry from a forked process by default; a fork in a
