@@ -8,8 +8,8 @@ moves: many games' tensors show the board by colour, the same for both players (
 Connect Four, Breakthrough), and the network must know whose turn it is. Moves are
 OpenSpiel's action strings. The symmetries are the identity unless the game declares more
 in games.openspiel.symmetries (Hex's half turn, Connect Four's and Breakthrough's mirror
-image). The package `open-spiel` is
-an optional extra (`pip install '.[openspiel]'`), imported when a game is built.
+image). The package `open-spiel` is an optional extra (`pip install '.[openspiel]'`),
+imported when a game is built.
 
 For the web board, the board is read from OpenSpiel's text of the position (`drawn_board`),
 and a game whose first moves each name two cells of it ("a5b4") is one of moving pieces
