@@ -14,7 +14,7 @@ from alphazero.config.presets import named_game
 from alphazero.search.puct import BatchedSearch, SearchConfig
 from alphazero.search.pure_mcts import PureMCTS
 from alphazero.workers.selfplay import SelfPlayConfig, SelfPlayWorker
-from games import ONGOING, GameError, make_game
+from games import FIRST_WON, ONGOING, GameError, make_game
 from games.core.board_text import legend
 from games.core.python_game import PythonGame
 from games.openspiel.rules import INSTALL, OpenSpielGame
@@ -234,6 +234,30 @@ def test_openspiel_self_play_games_replay_to_their_results():
     for record in play_selfplay_games(game, 2):
         check_record(game, record)
         assert record.planes[:, -1].max() == 1  # the side-to-move plane marks the second player
+
+
+@needs_openspiel
+def test_hexs_compiled_playouts_are_openspiels_random_games():
+    """Each compiled playout's moves, played by OpenSpiel, end the game there with the same
+    winner; and the first player wins as often as in OpenSpiel's own random games."""
+    from games.core.rng import make_rng
+    game = make_game("openspiel", game="hex(board_size=7)")
+    rng = make_rng(3)
+    start = game.start_position()
+    for action in (24, 25, 17):  # an opening in which the first player leads
+        start = game.next_position(start, action)
+    first_wins = {"compiled": 0, "openspiel": 0}
+    for _ in range(600):
+        code, moves = game.play_out(start, rng)
+        position = start
+        for move in moves:
+            assert game.result(position) == ONGOING
+            position = game.next_position(position, move)
+        assert game.result(position) == code
+        first_wins["compiled"] += code == FIRST_WON
+        first_wins["openspiel"] += PythonGame.play_out(game, start, rng)[0] == FIRST_WON
+    assert abs(first_wins["compiled"] - first_wins["openspiel"]) < 60  # 2.4 sigma of 600
+    assert first_wins["compiled"] > 330  # the lead shows: not a coin
 
 
 @needs_openspiel

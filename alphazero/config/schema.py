@@ -78,6 +78,10 @@ class SelfplaySettings:
     opening_plies: int = setting(0, "a share of the games starts after this many uniformly "
                                  "random moves (not recorded)", low=0)
     opening_share: float = setting(0.0, "the share of games that start so", low=0, high=1)
+    rollout_share: float = setting(
+        0.0, "self-play's leaf rollouts: each leaf worth (1 - w) * the network's value + w * "
+        "one random playout's outcome (play's are the leaf_rollouts advisor); for games whose "
+        "playouts are cheap beside the network (OpenSpiel's Hex)", low=0, high=1)
     q_share: float = setting(0.5, "value target = (1 - q_share) * z + q_share * the root's "
                              "search value q; 0 is plain AlphaZero", low=0, high=1)
     precision: str = setting(

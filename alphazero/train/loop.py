@@ -109,7 +109,8 @@ class TrainingRun:
         self.spec = WorkerSpec(
             game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
             model_sizes=sizes, device=cfg.device, precision=self.precision,
-            selfplay=SelfPlayConfig.from_cfg(cfg), search=SearchConfig.from_cfg(cfg.mcts),
+            selfplay=SelfPlayConfig.from_cfg(cfg),
+            search=SearchConfig.from_cfg(cfg.mcts, rollout_share=cfg.selfplay.rollout_share),
             seed=cfg.seed)
 
     # --- checkpoints ------------------------------------------------------------------

@@ -8,7 +8,8 @@ moves: many games' tensors show the board by colour, the same for both players (
 Connect Four, Breakthrough), and the network must know whose turn it is. Moves are
 OpenSpiel's action strings. The symmetries are the identity unless the game declares more
 in games.openspiel.symmetries (Hex's half turn, Connect Four's and Breakthrough's mirror
-image). The package `open-spiel` is an optional extra (`pip install '.[openspiel]'`),
+image); random playouts run through OpenSpiel unless compiled in games.openspiel.playouts
+(Hex). The package `open-spiel` is an optional extra (`pip install '.[openspiel]'`),
 imported when a game is built.
 
 For the web board, the board is read from OpenSpiel's text of the position (`drawn_board`),
@@ -30,6 +31,7 @@ from games.core.board_text import Coordinates
 from games.core.presentation import PIECES, Presentation
 from games.core.base import DRAW, FIRST_WON, ONGOING, SECOND_WON, GameError, check_param_names
 from games.core.python_game import PythonGame
+from games.openspiel.playouts import PLAYOUTS
 from games.openspiel.symmetries import declared_symmetries
 
 INSTALL = "OpenSpiel's games need the open-spiel package: pip install '.[openspiel]'."
@@ -112,8 +114,10 @@ class OpenSpielGame(PythonGame):
         self._max_plies = self.spiel.max_game_length()
         start = self.spiel.new_initial_state()
         self.dirichlet_alpha = min(1.0, 10.0 / len(start.legal_actions()))
-        cells, actions, self.plane_symmetries = declared_symmetries(
-            self, spec.partition("(")[0].strip(), start)
+        short_name = spec.partition("(")[0].strip()
+        cells, actions, self.plane_symmetries = declared_symmetries(self, short_name, start)
+        if short_name in PLAYOUTS:  # compiled random playouts (games.openspiel.playouts)
+            self.play_out = PLAYOUTS[short_name](self)
         self._symmetry_maps, self.num_symmetries = (cells, actions), len(cells)
         self.moves_pieces, self.marks = self.read_moving_pieces(start)
         self.text_pieces = self.read_text_pieces(start)
