@@ -256,7 +256,7 @@ def test_hexs_compiled_playouts_are_openspiels_random_games():
         assert game.result(position) == code
         first_wins["compiled"] += code == FIRST_WON
         first_wins["openspiel"] += PythonGame.play_out(game, start, rng)[0] == FIRST_WON
-    assert abs(first_wins["compiled"] - first_wins["openspiel"]) < 60  # 2.4 sigma of 600
+    assert abs(first_wins["compiled"] - first_wins["openspiel"]) < 60  # about 3.5 standard deviations
     assert first_wins["compiled"] > 330  # the lead shows: not a coin
 
 

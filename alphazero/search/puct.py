@@ -26,7 +26,8 @@ class SearchConfig:
     """The search's settings. Their defaults and what each means are the `mcts:` section of
     alphazero.config.schema (built by `from_cfg`); rollout_share is no `mcts:` setting
     but self-play's (`selfplay.rollout_share`) or an advisor's request (games.core.advice:
-    leaf rollouts at play), so it alone has a default here: none; and dirichlet_alpha, whose None is the game's own (root_noise_alpha)."""
+    leaf rollouts at play), so it alone has a default here: none; and dirichlet_alpha,
+    whose None is the game's own (root_noise_alpha)."""
     c_puct: float
     dirichlet_epsilon: float
     arena_factor: float
