@@ -81,8 +81,9 @@ def hex_play_out(owner, mover, height, width, rng, played):
             r, c = row + dr, column + dc
             if 0 <= r < height and 0 <= c < width and board[r * width + c] == side:
                 parent[_root(parent, cell)] = _root(parent, r * width + c)
-        if i >= stones:  # a move of the playout (the position itself is not won)
+        if i >= stones:
             played[i - stones] = cell
+        if i + 1 >= stones:  # the position's own stones all down: a finished game plays none
             if _root(parent, north) == _root(parent, south):
                 return FIRST_WON, i + 1 - stones
             if _root(parent, west) == _root(parent, east):
