@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -52,6 +53,22 @@ def test_a_resumed_run_self_plays_with_a_stream_of_its_own():
     resumed = {selfplay_seed(7, games) for games in (48, 96)} | {selfplay_seed(8, 48)}
     assert len(resumed) == 3 and 7 not in resumed
     assert selfplay_seed(7, 48) == selfplay_seed(7, 48)
+
+
+def test_the_minutes_limit_stops_before_a_round_that_would_pass_it():
+    """train.max_minutes is a budget: the run stops when another round as long as the last
+    would end past it, not after the round that passed it."""
+    def finished(minutes, last_round, max_minutes=60.0, max_games=None):
+        run = SimpleNamespace(cfg=SimpleNamespace(train=SimpleNamespace(
+                                  max_games=max_games, max_minutes=max_minutes)),
+                              counters=SimpleNamespace(games=100, minutes=minutes),
+                              last_round_minutes=last_round)
+        return TrainingRun.finished(run)
+    assert not finished(58.0, 0.9)
+    assert finished(59.2, 0.9)                     # the next round would end at 60.1
+    assert finished(60.0, 0.0)                     # a run resumed at its limit plays no round
+    assert not finished(59.2, 0.9, max_minutes=None)
+    assert finished(1.0, 0.9, max_minutes=None, max_games=100)
 
 
 def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, tiny_run, train):

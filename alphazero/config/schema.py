@@ -102,8 +102,9 @@ class ReplaySettings:
 class TrainingSettings:
     max_games: Optional[int] = setting(2000, "stop after this many self-play games; null: no "
                                        "limit", low=1)
-    max_minutes: Optional[float] = setting(None, "or after this many minutes of training in "
-                                           "all, resumed parts included", low=0)
+    max_minutes: Optional[float] = setting(None, "or before a round as long as the last would "
+                                           "pass this many minutes of training in all, "
+                                           "resumed parts included", low=0)
     positions_per_round: int = setting(1000, "new self-play positions collected between "
                                        "training rounds", low=1)
     sample_ratio: float = setting(16, "training samples drawn per new self-play position (sets "

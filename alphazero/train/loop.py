@@ -106,6 +106,7 @@ class TrainingRun:
             self.precision_choice = None  # self-play's batches too small for it to pay
         self.paths_left = []  # the low-precision paths self-play left, out of the tolerance
         self.rounds_played = 0  # by this start of the run (its TensorBoard folder's rounds)
+        self.last_round_minutes = 0.0  # the time limit's guess at the next round's length
         self.spec = WorkerSpec(
             game_name=g.name, game_params=self.game_params, model_kind=cfg.model.kind,
             model_sizes=sizes, device=cfg.device, precision=self.precision,
@@ -183,9 +184,12 @@ class TrainingRun:
         return LocalPool(self.spec, workers, pool.max_games_in_flight)
 
     def finished(self) -> bool:
+        """A limit reached, or the minutes' limit passed by another round as long as the last
+        (so a one-hour recipe trains at most an hour, not an hour and a round)."""
         t, c = self.cfg.train, self.counters
         return ((t.max_games is not None and c.games >= t.max_games)
-                or (t.max_minutes is not None and c.minutes >= t.max_minutes))
+                or (t.max_minutes is not None
+                    and c.minutes + self.last_round_minutes >= t.max_minutes))
 
     def run(self) -> None:
         cfg = self.cfg
@@ -223,7 +227,8 @@ class TrainingRun:
                 if cfg.eval.interval and self.counters.round % cfg.eval.interval == 0:
                     self.gate(progress)
                 now = time.time()
-                self.counters.minutes += (now - clock) / 60
+                self.last_round_minutes = (now - clock) / 60
+                self.counters.minutes += self.last_round_minutes
                 clock = now
                 if time.time() - last_save >= 60 * cfg.train.checkpoint_minutes:
                     self.save()
