@@ -15,6 +15,13 @@ a pair; it prints each match as it ends, then every player's rating (the lowest 
 with a 95% interval, and writes elo.json (after every match: a stopped ladder keeps its
 games), elo.svg (the ratings against self-play games, the anchors as lines) and the scalars curve/elo, curve/elo_ci95_low, curve/elo_ci95_high and
 curve/elo_shipped (step: self-play games).
+
+`curve.mode=stages` (classic Connect-4, native or OpenSpiel's) scores every snapshot on Pons'
+six sets (`curve.positions` each; `search_alone=true`: the network's search without the
+play-time rules) and prints, per snapshot, the self-play simulations that trained it
+(alphazero.train.compute) and the share of moves that lose the exact outcome on each set; it
+writes stages.json, stages.svg (those shares against the simulations, beside published agents'
+such as AlphaZero.jl's tutorial agent) and the scalars curve/mistakes_<set>.
 """
 from __future__ import annotations
 
@@ -30,13 +37,16 @@ from alphazero.config.errors import ConfigError
 from alphazero.config.command import command_tree, output_folder
 from alphazero.config.settings import build_game, run_name, validate
 from alphazero.evaluate.elo import fit_elo, round_robin, score_table
+from alphazero.evaluate import judges
 from alphazero.evaluate.elo_plot import elo_svg
+from alphazero.evaluate.stage_plot import stage_svg
 from alphazero.evaluate.gtp import program_command, program_opponent
 from alphazero.evaluate.match import ladder, program_row, result_row
 from alphazero.evaluate.table import format_program_line, format_row, table_header
 from alphazero.agent.build import build, build_agent, checkpoint_agent, default_checkpoint
 from alphazero.agent.spec import AgentSpec, agent_spec
 from alphazero.config.threads import use_search_threads
+from alphazero.train.compute import selfplay_search
 from games import GameError
 
 
@@ -61,11 +71,13 @@ def run(cfg: DictConfig, folder: Path, out_dir: Path) -> list[dict]:
     validate(cfg)
     use_search_threads(cfg.threads)
     game = build_game(cfg)
+    if cfg.curve.mode != "winrate" and cfg.opponent:
+        raise ConfigError(f"curve.mode={cfg.curve.mode} measures the snapshots alone; opponent= "
+                          "is for curve.mode=winrate.")
     if cfg.curve.mode == "elo":
-        if cfg.opponent:
-            raise ConfigError("curve.mode=elo rates the snapshots against the shipped network "
-                              "and pure MCTS; opponent= is for curve.mode=winrate.")
         return elo_ladder(cfg, game, folder, out_dir)
+    if cfg.curve.mode == "stages":
+        return stage_curve(cfg, game, folder, out_dir)
     levels = list(cfg.eval.levels)
     if cfg.opponent and program_command(cfg.opponent) is None:
         raise ConfigError(f"curve plays snapshots against pure MCTS's levels or a GTP program "
@@ -151,6 +163,39 @@ def elo_ladder(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict]
     return players
 
 
+def stage_curve(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict]:
+    """Every snapshot's mistakes on Pons' six sets against the self-play simulations that
+    trained it, beside the published agents' the judge gives (stages.svg)."""
+    sets = judges.stage_sets(game, cfg.curve.positions)
+    references = judges.stage_references(game)
+    paths = snapshot_paths(folder)
+    title = f"{game.name} ({checkpoint.describe_params(game.params())}): {folder}"
+    print(f"{'self-play games':>15}{'simulations':>13}" + "".join(f"{name:>15}" for name in sets))
+    rows = []
+    with SummaryWriter(str(out_dir)) as writer:
+        for path in paths:
+            games, saved = load_snapshot(path)
+            player = checkpoint_agent(game, agent_spec(cfg, "az"), saved, path)
+            rates = judges.stage_rates(player, sets)
+            mistakes = {name: round(100 * r["dropped"] / r["positions"], 2)
+                        for name, r in rates.items()}
+            simulations = selfplay_search(saved["config"], saved["counters"])["simulations"]
+            rows.append({"self_play_games": games, "snapshot": path.name,
+                         "selfplay_simulations": round(simulations), "mistakes": mistakes})
+            for name, percent in mistakes.items():
+                writer.add_scalar(f"curve/mistakes_{name}", percent, games)
+            writer.flush()
+            print(f"{games:>15}{simulations:>13.3g}"
+                  + "".join(f"{percent:>14.1f}%" for percent in mistakes.values()), flush=True)
+            checkpoint.save_json_atomic({
+                "game": game.name, "game_params": game.params(), "snapshots": str(folder),
+                "simulations": cfg.mcts.simulations, "search_alone": cfg.search_alone,
+                "positions_per_set": cfg.curve.positions, "rows": rows,
+                "references": references}, out_dir / "stages.json")
+            checkpoint.save_text_atomic(stage_svg(rows, references, title), out_dir / "stages.svg")
+    return rows
+
+
 def log_ratings(players: list[dict], out_dir: Path) -> None:
     """Each snapshot's rating and interval against its self-play games; the shipped
     network's rating at the same steps, a line to reach."""
@@ -189,7 +234,7 @@ def main(argv: list[str]) -> None:
         run_folder = Path(cfg.run or Path(cfg.train.checkpoint_dir) / name)
         folder = Path(cfg.snapshots or run_folder / "snapshots")
         out_dir = output_folder(cfg.out_dir, game_choice, "curve")
-        written = "elo.json" if cfg.curve.mode == "elo" else "curve.json"
+        written = {"elo": "elo.json", "stages": "stages.json"}.get(cfg.curve.mode, "curve.json")
         run(cfg, folder, out_dir)
     except (ConfigError, GameError, checkpoint.CheckpointError) as error:
         if out_dir is not None and not (out_dir / written).exists():  # a stopped curve's rows stay

@@ -3,12 +3,9 @@ self-play search that trained it, read from its checkpoint's counters and config
 
     python scripts/training_compute.py CHECKPOINT [resnet=BLOCKSxCHANNELS]
 
-Self-play's simulations are counted as played: with playout cap randomisation
-(`selfplay.full_search_share` below 1) only the fully searched moves are recorded, so the
-plies played are the recorded positions over that share, and each ply searched either
-`mcts.simulations` or `selfplay.fast_simulations` times. `resnet=5x128` also prints the
-multiply-adds of a residual tower of that size on the same board (`model=resnet`), to set the
-run beside a published one with such a tower. Prints one JSON line.
+Self-play's simulations are counted as played (alphazero.train.compute). `resnet=5x128` also
+prints the multiply-adds of a residual tower of that size on the same board (`model=resnet`),
+to set the run beside a published one with such a tower. Prints one JSON line.
 """
 from __future__ import annotations
 
@@ -20,6 +17,7 @@ import torch
 
 from alphazero.nn import checkpoint
 from alphazero.nn.network import build_model
+from alphazero.train.compute import selfplay_search
 from games import make_game
 
 
@@ -57,17 +55,13 @@ def training_compute(path: str, resnet: str | None) -> dict:
     game = make_game(saved["game"], **saved["game_params"])
     model = build_model(saved["model_kind"], game, **saved["model_sizes"])
     config, counters = saved["config"], saved["counters"]
-    selfplay, simulations = config["selfplay"], config["mcts"]["simulations"]
-    share = selfplay.get("full_search_share", 1.0)  # runs before playout caps searched every move
-    plies = counters["positions"] / share
-    per_ply = share * simulations + (1 - share) * selfplay.get("fast_simulations", 0)
+    search = selfplay_search(config, counters)
     network = network_cost(model, game)
-    cost = network["multiply_adds"]
-    report = {"checkpoint": path, "game": saved["game"], **network,
-              "games": counters["games"], "plies_per_game": round(plies / counters["games"], 1),
-              "simulations_per_ply": round(per_ply, 1),
-              "selfplay_simulations": round(plies * per_ply),
-              "selfplay_multiply_adds": f"{plies * per_ply * cost:.3g}"}
+    report = {"checkpoint": path, "game": saved["game"], **network, "games": counters["games"],
+              "plies_per_game": round(search["plies"] / counters["games"], 1),
+              "simulations_per_ply": round(search["simulations_per_ply"], 1),
+              "selfplay_simulations": round(search["simulations"]),
+              "selfplay_multiply_adds": f"{search['simulations'] * network['multiply_adds']:.3g}"}
     if resnet:
         blocks, channels = (int(n) for n in resnet.split("x"))
         tower = build_model("resnet", game, blocks=blocks, channels=channels)

@@ -1,11 +1,13 @@
-"""The learning-curve command: every snapshot of a run against the same pure-MCTS levels, or
-in a round robin with the shipped network and the levels, rated (the Elo ladder)."""
+"""The learning-curve command: every snapshot of a run against the same pure-MCTS levels, in
+a round robin with the shipped network and the levels, rated (the Elo ladder), or on Pons'
+Connect-4 sets against the self-play simulations that trained it."""
 import copy
 import itertools
 import json
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -15,19 +17,22 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from alphazero.config.errors import ConfigError
 from alphazero.curve import run
 from alphazero.evaluate.elo import fit_elo
+from alphazero.evaluate.stage_plot import stage_svg
 from alphazero.nn import checkpoint
 from alphazero.nn.network import build_model
 from games import make_game
+from games.core.connect4_stage_sets import SET_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["game=connect4_classic", "game.params.rows=5", "game.params.cols=5", "mcts.simulations=8"]
 
 
-def save_snapshot(folder: Path, game, games: int) -> None:
+def save_snapshot(folder: Path, game, games: int, **entries) -> None:
     model = build_model("cnn", game, channels=[8, 8, 8])
     checkpoint.save_atomic({"game": game.name, "game_params": game.params(), "model_kind": "cnn",
                             "model_sizes": {"channels": [8, 8, 8]}, "model": model.state_dict(),
-                            "counters": {"games": games}}, folder / f"games_{games:07d}.pt")
+                            "counters": {"games": games}} | entries,
+                           folder / f"games_{games:07d}.pt")
 
 
 def curve(tmp_path, *overrides):
@@ -156,3 +161,51 @@ def test_bad_ladder_settings_are_refused_before_any_game(tmp_path, compose_confi
         with pytest.raises(ConfigError, match=words):
             run(cfg, tmp_path / "snaps", tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+# ----------------------------------------------------------------------------- Pons' sets
+
+def test_every_snapshot_is_scored_on_ponss_sets_by_its_selfplay_simulations(tmp_path,
+                                                                            compose_config):
+    game = make_game("connect4", rows=6, cols=7, forbidden=None)
+    # a quarter of the plies searched 200 times and recorded, the rest 32 times: 296 a position
+    config = {"selfplay": {"full_search_share": 0.25, "fast_simulations": 32},
+              "mcts": {"simulations": 200}}
+    for games, positions in ((40, 1500), (8, 300)):
+        save_snapshot(tmp_path / "snaps", game, games, config=config,
+                      counters={"games": games, "positions": positions})
+    cfg = compose_config("curve", "game=connect4_classic", "search_alone=true",
+                         "mcts.simulations=2", "selfplay.precision=float32",
+                         "curve.mode=stages", "curve.positions=4")
+    rows = run(cfg, tmp_path / "snaps", tmp_path / "run")
+    assert [(r["self_play_games"], r["selfplay_simulations"]) for r in rows] == [
+        (8, 300 * 296), (40, 1500 * 296)]
+    for r in rows:
+        assert list(r["mistakes"]) == list(SET_NAMES)
+        assert all(percent in (0, 25, 50, 75, 100) for percent in r["mistakes"].values())
+    report = json.loads((tmp_path / "run" / "stages.json").read_text())
+    assert report["rows"] == rows and report["positions_per_set"] == 4
+    assert "AlphaZero.jl tutorial" in report["references"]
+    events = EventAccumulator(str(tmp_path / "run"))
+    events.Reload()
+    assert [e.step for e in events.Scalars("curve/mistakes_begin-hard")] == [8, 40]
+    plot = ElementTree.parse(tmp_path / "run" / "stages.svg").getroot()  # well-formed
+    lines = plot.findall("{http://www.w3.org/2000/svg}polyline")
+    assert len(lines) == 6 * 2  # a line a set: the run's and AlphaZero.jl's
+
+
+def test_the_stage_curve_is_for_classic_connect4_alone(tmp_path, compose_config):
+    save_snapshot(tmp_path / "snaps", make_game("connect4", rows=5, cols=5), 8)
+    cfg = compose_config("curve", *SMALL, "curve.mode=stages")
+    with pytest.raises(ConfigError, match="classic Connect-4 positions"):
+        run(cfg, tmp_path / "snaps", tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_plot_puts_a_point_where_its_simulations_and_mistakes_say():
+    rows = [{"selfplay_simulations": 1e6, "mistakes": {"end-easy": 0.0}},
+            {"selfplay_simulations": 1e8, "mistakes": {"end-easy": 10.0}}]
+    plot = ElementTree.fromstring(stage_svg(rows, {}, "t"))
+    (line,) = plot.findall("{http://www.w3.org/2000/svg}polyline")
+    (x0, y0), (x1, y1) = (map(float, p.split(",")) for p in line.get("points").split())
+    assert x0 < x1 and y0 > y1  # more simulations to the right, more mistakes higher

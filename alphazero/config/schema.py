@@ -227,9 +227,11 @@ class EvaluateSettings(TrainSettings):
 @dataclass
 class CurveModeSettings:
     mode: str = setting("winrate", "winrate: every snapshot against each level | elo: a round "
-                        "robin rated by Elo", choices=("winrate", "elo"))
+                        "robin rated by Elo | stages: every snapshot's mistakes on Pons' six "
+                        "Connect-4 sets", choices=("winrate", "elo", "stages"))
     games: int = setting(10, "elo: the games of each pair, an even number", low=2)
     opening_plies: int = setting(2, "elo: random moves of each opening", low=0)
+    positions: int = setting(300, "stages: the positions of each set", low=1)
 
 
 @dataclass

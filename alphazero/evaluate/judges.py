@@ -100,6 +100,12 @@ def stage_sets(game, per_set: int) -> dict[str, tuple[list, list]]:
         raise ConfigError(str(error)) from None
 
 
+def stage_references(game) -> dict:
+    """Published agents' mistakes (%) on the stage sets by the self-play simulations that
+    trained them, {label: [(simulations, {set: %}), ...]}, as the judge gives them."""
+    return make_judge(game, "stages").stage_references
+
+
 def stage_rates(player, sets: dict[str, tuple[list, list]]) -> dict[str, dict]:
     """`optimal_move_rate` on each set apart."""
     return {name: optimal_move_rate(player, states, values) for name, (states, values) in sets.items()}

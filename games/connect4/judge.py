@@ -5,7 +5,7 @@ loss), cheaper to prove; or Pons' six test sets of every stage, labelled in adva
 from __future__ import annotations
 
 from games.connect4.solver import Connect4Solver
-from games.core.connect4_stage_sets import COLS, ROWS, load_stage_sets
+from games.core.connect4_stage_sets import COLS, PUBLISHED_STAGE_CURVES, ROWS, load_stage_sets
 from games.core.base import GameError
 
 NODE_LIMIT = 5_000_000  # exact scores, per position; deeper positions are skipped
@@ -15,6 +15,7 @@ EARLY_PLIES = (8, 14)
 
 class Connect4Judge:
     kinds = ("random", "early", "selfplay", "stages")
+    stage_references = PUBLISHED_STAGE_CURVES  # set beside a run's curve on the stage sets
 
     def __init__(self, game, kind: str):
         if game.forbidden is not None or len(set(game.rows)) > 1 or len(set(game.cols)) > 1:

@@ -30,6 +30,20 @@ ILLEGAL_MOVE_SCORE = -1000  # a full column's score, as games.connect4's solver 
 SET_NAMES = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium", "begin-hard")
 ROWS, COLS = 6, 7
 
+# Published agents' mistakes (%) on Pons' sets against the self-play simulations that trained
+# them, for a run's curve to be set beside (alphazero.curve curve.mode=stages). AlphaZero.jl's
+# Connect-4 tutorial agent, read from its published plot to about 0.3 points: each iteration
+# is 5,000 self-play games of about 35 moves at 600 simulations, 1.05e8 simulations.
+PUBLISHED_STAGE_CURVES = {
+    "AlphaZero.jl tutorial": [
+        (iteration * 1.05e8, dict(zip(("begin-easy", "middle-easy", "end-easy", "begin-medium",
+                                       "middle-medium", "begin-hard"), mistakes)))
+        for iteration, mistakes in ((2, (3.6, 1.0, 0.7, 13, 13, 38)),
+                                    (3, (0.7, 0.6, 0.3, 4.8, 7.5, 14)),
+                                    (5, (0, 0.1, 0, 3, 3.7, 12)),
+                                    (15, (0, 0, 0, 2.0, 2.8, 7.3)))],
+}
+
 
 def stage_set(stones: int, moves_left: int) -> str | None:
     """The set of a position with this many stones whose game ends `moves_left` moves later

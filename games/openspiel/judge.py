@@ -5,12 +5,13 @@ positions the native game's network is (`evaluate game=openspiel:connect_four
 solver_positions=300 solver_kind=stages`). No other OpenSpiel game has a judge."""
 from __future__ import annotations
 
-from games.core.connect4_stage_sets import COLS, ROWS, load_stage_sets
+from games.core.connect4_stage_sets import COLS, PUBLISHED_STAGE_CURVES, ROWS, load_stage_sets
 from games.core.base import GameError
 
 
 class OpenSpielConnectFourJudge:
     kinds = ("stages",)
+    stage_references = PUBLISHED_STAGE_CURVES  # set beside a run's curve on the stage sets
 
     def __init__(self, game, kind: str):
         if game.spec.partition("(")[0].strip() != "connect_four" or \
