@@ -175,6 +175,9 @@ def stage_curve(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict
     with SummaryWriter(str(out_dir)) as writer:
         for path in paths:
             games, saved = load_snapshot(path)
+            if "config" not in saved or "positions" not in saved["counters"]:
+                raise ConfigError(f"{path} does not say how its run self-played (its settings "
+                                  "and recorded positions), so its simulations are unknown.")
             player = checkpoint_agent(game, agent_spec(cfg, "az"), saved, path)
             rates = judges.stage_rates(player, sets)
             mistakes = {name: round(100 * r["dropped"] / r["positions"], 2)

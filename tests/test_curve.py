@@ -202,6 +202,13 @@ def test_the_stage_curve_is_for_classic_connect4_alone(tmp_path, compose_config)
     assert not (tmp_path / "run").exists()
 
 
+def test_a_snapshot_that_does_not_say_how_it_self_played_is_refused(tmp_path, compose_config):
+    save_snapshot(tmp_path / "snaps", make_game("connect4", rows=6, cols=7, forbidden=None), 8)
+    cfg = compose_config("curve", "game=connect4_classic", "curve.mode=stages")
+    with pytest.raises(ConfigError, match="its simulations are unknown"):
+        run(cfg, tmp_path / "snaps", tmp_path / "run")
+
+
 def test_the_plot_puts_a_point_where_its_simulations_and_mistakes_say():
     rows = [{"selfplay_simulations": 1e6, "mistakes": {"end-easy": 0.0}},
             {"selfplay_simulations": 1e8, "mistakes": {"end-easy": 10.0}}]
