@@ -170,6 +170,9 @@ def stage_curve(cfg: DictConfig, game, folder: Path, out_dir: Path) -> list[dict
     references = judges.stage_references(game)
     paths = snapshot_paths(folder)
     title = f"{game.name} ({checkpoint.describe_params(game.params())}): {folder}"
+    print(f"moves that lose the exact outcome, {cfg.curve.positions} positions a set, "
+          f"{cfg.mcts.simulations} simulations per move"
+          + (", the network's search alone" if cfg.search_alone else ""))
     print(f"{'self-play games':>15}{'simulations':>13}" + "".join(f"{name:>15}" for name in sets))
     rows = []
     with SummaryWriter(str(out_dir)) as writer:
