@@ -108,10 +108,10 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, scalar_tags, tiny_run, 
     # resumed with playout cap randomisation, which changes what is recorded, not the format,
     # and a learning-rate schedule that drops the rate, and value targets that become the
     # search's values, from the first resumed round on
-    games = saved["counters"]["games"]
+    share = saved["counters"]["games"] / 48  # the stage is a share of the resumed run's 48 games
     second = train(tmp_path, "train.max_games=48", "train.resume=true",
                    "selfplay.full_search_share=0.5", "selfplay.fast_simulations=2",
-                   f"train.lr_schedule=[[{games},0.0001]]",
+                   f"train.lr_schedule=[[{share:.6f},0.0001]]",
                    "selfplay.q_share=1")
     assert second.returncode == 0, second.stderr
     resumed = torch.load(latest, weights_only=True)
@@ -181,8 +181,10 @@ def test_bad_overrides_give_one_line(tmp_path, override, words, train):
     ("selfplay.full_search_share=1.5", "selfplay.full_search_share"),
     ("mcts.discount=0", "mcts.discount"),
     ("selfplay.q_share=2", "selfplay.q_share"),
-    ("train.lr_schedule=[[100,0.001],[50,0.0001]]", "train.lr_schedule"),
-    ("train.lr_schedule=[[100,0]]", "train.lr_schedule"),
+    ("train.lr_schedule=[[0.5,0.001],[0.3,0.0001]]", "train.lr_schedule"),
+    ("train.lr_schedule=[[0.5,0]]", "train.lr_schedule"),
+    ("train.lr_schedule=[[4000,0.0005]]", "rising shares of the run between 0 and 1"),
+    ("train.max_games=null train.lr_schedule=[[0.5,0.0005]]", "set train.max_games or train.max_minutes"),
     ("eval.opening_plies=-1", "eval.opening_plies"),
     ("selfplay.opening_plies=2.5", "selfplay.opening_plies"),
     ("selfplay.opening_share=-0.1", "selfplay.opening_share"),

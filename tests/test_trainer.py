@@ -8,7 +8,7 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from alphazero.config.settings import scheduled_lr
+from alphazero.config.settings import run_share, scheduled_lr
 from alphazero.nn.network import build_model
 from alphazero.train.trainer import Trainer, measure_training
 
@@ -111,9 +111,24 @@ def test_measure_training_reports_a_rate():
 
 
 def test_lr_schedule_takes_the_last_stage_reached():
-    train = OmegaConf.create({"lr": 0.002, "lr_schedule": [[1000, 0.001], [3000, 0.0002]]})
-    assert [scheduled_lr(train, games) for games in (0, 999, 1000, 2999, 3000, 10**6)] == \
+    train = OmegaConf.create({"lr": 0.002, "lr_schedule": [[0.25, 0.001], [0.75, 0.0002]],
+                              "max_games": 4000, "max_minutes": None})
+    assert [scheduled_lr(train, games, 0.0) for games in (0, 999, 1000, 2999, 3000, 10**6)] == \
         [0.002, 0.002, 0.001, 0.001, 0.0002, 0.0002]
-    assert scheduled_lr(OmegaConf.create({"lr": 0.002, "lr_schedule": None}), 5000) == 0.002
+    assert scheduled_lr(OmegaConf.create({"lr": 0.002, "lr_schedule": None, "max_games": 10,
+                                          "max_minutes": None}), 5000, 0.0) == 0.002
+
+
+def test_lr_schedule_follows_whichever_limit_is_further_along():
+    """A run limited in minutes drops its rate at the same share of its minutes, whatever the
+    machine's games per minute."""
+    train = OmegaConf.create({"lr": 0.002, "lr_schedule": [[0.5, 0.0005]],
+                              "max_games": None, "max_minutes": 60})
+    assert [scheduled_lr(train, 10**6, minutes) for minutes in (0, 29.9, 30, 59)] == \
+        [0.002, 0.002, 0.0005, 0.0005]
+    both = OmegaConf.merge(train, {"max_games": 1000})
+    assert scheduled_lr(both, 500, 1.0) == scheduled_lr(both, 10, 30.0) == 0.0005
+    assert scheduled_lr(both, 499, 29.0) == 0.002
+    assert run_share(both, 250, 45.0) == 0.75
 
 

@@ -112,8 +112,9 @@ class TrainingSettings:
     min_replay: int = setting(2000, "samples in the buffer before the first gradient step", low=0)
     batch_size: int = setting(256, "samples per gradient step", low=1)
     lr: float = setting(0.002, "the learning rate (Adam's or SGD's)", low=0)
-    lr_schedule: Any = setting(None, "[[games, lr], ...]: from that many self-play games on, "
-                               "train at lr; null: train.lr throughout")
+    lr_schedule: Any = setting(None, "[[share, lr], ...]: from that share of the run on (its "
+                               "games of train.max_games or minutes of train.max_minutes, "
+                               "whichever is further), train at lr; null: train.lr throughout")
     l2: float = setting(1e-4, "c in the loss (z - v)^2 - pi^T log p + c * ||theta||^2", low=0)
     optimizer: str = setting("adam", "adam | sgd (momentum 0.9)", choices=("adam", "sgd"))
     precision: str = setting("auto", "training steps: auto (bfloat16 autocast on a CPU with "

@@ -26,7 +26,7 @@ def validate(cfg: DictConfig) -> None:
     """Every setting of a command's tree against its type and range (alphazero.config.schema),
     then what no single setting says (the advisors, the model's sizes, the pool, ...)."""
     check_settings(cfg)
-    validate_lr_schedule(cfg.train.lr_schedule)
+    validate_lr_schedule(cfg.train)
     validate_model(cfg.model)
     validate_agent(cfg)
     validate_command_options(cfg)
@@ -205,21 +205,26 @@ def validate_pool(pool: DictConfig, workers) -> None:
         raise ConfigError("pool.num_cpus must be more than 0 (fractions such as 0.5 are fine).")
 
 
-def validate_lr_schedule(schedule) -> None:
+def validate_lr_schedule(train: DictConfig) -> None:
+    schedule = train.lr_schedule
     if schedule is None:
         return
-    error = ConfigError(f"train.lr_schedule must be null or a list of [games, lr] pairs with "
-                        f"rising game counts from 0 and positive rates, not {schedule!r}.")
+    error = ConfigError(f"train.lr_schedule must be null or a list of [share, lr] pairs with "
+                        f"rising shares of the run between 0 and 1 and positive rates, not "
+                        f"{schedule!r}.")
     if not _is_list(schedule) or len(schedule) == 0:
         raise error
-    previous = -1
+    previous = 0
     for pair in schedule:
         if not _is_list(pair) or len(pair) != 2 or not all(_is_number(x) for x in pair):
             raise error
-        games, lr = pair
-        if games <= previous or lr <= 0:
+        share, lr = pair
+        if not previous < share < 1 or lr <= 0:
             raise error
-        previous = games
+        previous = share
+    if train.max_games is None and train.max_minutes is None:
+        raise ConfigError("train.lr_schedule needs a length of run to take shares of: set "
+                          "train.max_games or train.max_minutes.")
 
 
 def _is_list(value) -> bool:
@@ -239,11 +244,24 @@ def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def scheduled_lr(train: DictConfig, games: int) -> float:
-    """train.lr, or the rate of the last train.lr_schedule entry this many games have reached."""
+def run_share(train: DictConfig, games: int, minutes: float) -> float:
+    """How far the run is along its length: its games of train.max_games or its minutes of
+    train.max_minutes, whichever is further (0 for a run without either)."""
+    shares = [0.0]
+    if train.max_games is not None:
+        shares.append(games / train.max_games)
+    if train.max_minutes:
+        shares.append(minutes / train.max_minutes)
+    return max(shares)
+
+
+def scheduled_lr(train: DictConfig, games: int, minutes: float) -> float:
+    """train.lr, or the rate of the last train.lr_schedule stage the run has reached; the
+    stages are shares of the run, so a recipe limited in minutes drops its rate at the same
+    point of its run on a fast machine and a slow one."""
     lr = train.lr
     for start, rate in train.lr_schedule or []:
-        if games >= start:
+        if run_share(train, games, minutes) >= start:
             lr = rate
     return float(lr)
 

@@ -386,7 +386,7 @@ class TrainingRun:
         """Gradient steps in proportion to the round's new positions (so faster self-play does
         not change learning), at the scheduled rate; the last step's metrics."""
         train, c = self.cfg.train, self.counters
-        self.trainer.set_lr(scheduled_lr(train, c.games))
+        self.trainer.set_lr(scheduled_lr(train, c.games, c.minutes))
         c.train_samples += positions * train.sample_ratio
         steps = int(c.train_samples // train.batch_size)
         c.train_samples -= steps * train.batch_size
