@@ -19,8 +19,10 @@ PURE = ["player=pure", "pure.playouts=50"]
 
 # A training run that finishes in seconds: tiny search, network and replay, no learning-rate
 # schedule, every game in the training process, one torch thread (a thread per core spins
-# while the other tests hold the cores: a gradient step took 115 ms instead of 14 ms).
-TINY = ["game=connect4_classic", "threads=1", "mcts.simulations=8", "selfplay.full_search_share=1",
+# while the other tests hold the cores: a gradient step took 115 ms instead of 14 ms), float32
+# (the same moves on every CPU).
+TINY = ["game=connect4_classic", "threads=1", "selfplay.precision=float32",
+        "train.precision=float32", "mcts.simulations=8", "selfplay.full_search_share=1",
         "eval.simulations=null", "train.lr_schedule=null", "selfplay.q_share=0", "mcts.discount=null",
         "selfplay.workers=0", "train.sample_ratio=4",
         "selfplay.games_in_parallel=8", "train.positions_per_round=60", "train.min_replay=100",

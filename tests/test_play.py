@@ -172,9 +172,11 @@ def test_agent_searches_with_the_value_settings_its_network_was_trained_with(
 
 
 def test_the_recipes_train_in_the_precision_they_were_measured_in(compose_config):
-    for game in ("connect6", "connect4_classic", "othello", "othello_standard", "gomoku8"):
+    for game in ("connect6", "othello", "othello_standard", "gomoku8"):
         cfg = compose_config("config", f"game={game}")
         assert (cfg.selfplay.precision, cfg.train.precision) == ("float32", "float32")
+    classic = compose_config("config", "game=connect4_classic")  # `auto` won at equal minutes
+    assert (classic.selfplay.precision, classic.train.precision) == ("auto", "auto")
     bare = compose_config("config", "game=connect6", "selfplay.precision=auto", "train.precision=auto")
     assert (bare.selfplay.precision, bare.train.precision) == ("auto", "auto")
 
