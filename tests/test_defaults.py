@@ -52,7 +52,8 @@ def test_each_games_defaults_are_the_configuration_behind_its_shipped_network(na
         assert saved.pop(key, only) == only, key
     if any(games > 1 for games, _ in saved.get("train.lr_schedule") or []):
         # saved when stages were game counts: the same drops as shares of the run's games
-        stages = [[games / saved["train.max_games"], lr] for games, lr in saved.pop("train.lr_schedule")]
+        stages = [[games / saved["train.max_games"], lr]
+                  for games, lr in saved.pop("train.lr_schedule")]
         assert composed.pop("train.lr_schedule") == [[pytest.approx(share, abs=1e-4), lr]
                                                      for share, lr in stages]
     shared = (saved.keys() & composed.keys()) - RUN_KEYS
