@@ -259,9 +259,9 @@ def scheduled_lr(train: DictConfig, games: int, minutes: float) -> float:
     """train.lr, or the rate of the last train.lr_schedule stage the run has reached; the
     stages are shares of the run, so a recipe limited in minutes drops its rate at the same
     point of its run on a fast machine and a slow one."""
-    lr = train.lr
+    lr, share = train.lr, run_share(train, games, minutes)
     for start, rate in train.lr_schedule or []:
-        if run_share(train, games, minutes) >= start:
+        if share >= start:
             lr = rate
     return float(lr)
 
