@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from alphazero.nn import checkpoint
-from alphazero.nn.precision import candidate_paths
+from alphazero.nn.precision import BF16_FLAGS, candidate_paths, cpu_flags
 from games import make_game
 
 from helpers import ROOT
@@ -114,6 +114,39 @@ def test_the_shell_scripts_parse_and_name_what_exists():
             assert importlib.util.find_spec(module) is not None, f"{script.name} runs {module}"
         for kind in re.findall(r"-m alphazero\.bench (\w+)", text):
             assert kind in BENCHES, f"{script.name} runs the benchmark {kind}"
+
+
+def test_precision_learning_compares_each_path_with_float32s_own_spread(tiny_run):
+    """Each low-precision path this CPU has searches the network's self-play positions with
+    float32's root noise, float32 once more with other noise; each training arm reports its
+    held-out losses four times."""
+    (latest,) = tiny_run.glob("checkpoints/*/latest.pt")
+    rows = run_script("scripts/precision_learning.py", str(latest), "--positions", "8", "--steps", "4")
+    targets = [row for row in rows if row["measure"] == "targets"]
+    paths = {f"{precision} through {runtime}, same noise" for precision, runtime in candidate_paths()
+             if precision != "float32"}
+    if cpu_flags() & BF16_FLAGS:
+        paths.add("bfloat16 through torch, same noise")
+    assert targets[0]["search"] == "float32, other noise"
+    assert {row["search"] for row in targets[1:]} == paths
+    for row in targets:
+        assert row["positions"] == 8 and 0 <= row["pi_total_variation"] <= row["pi_total_variation_p90"] <= 1
+        assert 0 <= row["most_visited_differs"] <= 1 and row["q_difference"] >= 0
+    assert targets[0]["pi_total_variation"] > 0  # other root noise moves 8-simulation searches
+    steps = {row["training"]: row for row in rows if row["measure"] == "steps"}
+    assert set(steps) == ({"float32", "bfloat16, same batches", "float32, other batches"}
+                          if cpu_flags() & BF16_FLAGS else {"float32", "float32, other batches"})
+    for row in steps.values():
+        losses = row["held_out_value_policy_loss"]
+        assert list(losses) == ["1", "2", "3", "4"] and all(v > 0 and p > 0 for v, p in losses.values())
+
+
+def test_precision_learning_refuses_a_network_without_its_run_in_one_sentence(tmp_path,
+                                                                              tiny_checkpoint):
+    network_only = tiny_checkpoint(tmp_path / "net.pt", make_game("connect4"))
+    result = run_script_process("scripts/precision_learning.py", str(network_only))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert result.stderr.strip().endswith("or one of its snapshots.") and "settings" in result.stderr
 
 
 def test_training_compute_counts_the_shipped_classic_connect4_run():
