@@ -1,6 +1,7 @@
 """precision=auto: the fastest CPU path that agrees with float32 on real positions of the
 network's game, the stored positions it checks on, and training steps in bfloat16."""
 import copy
+import json
 
 import numpy as np
 import pytest
@@ -284,3 +285,14 @@ def test_training_precision_auto_follows_the_cpu(monkeypatch):
     monkeypatch.setattr(trainer, "cpu_flags", lambda: frozenset({"avx2"}))
     assert trainer.training_precision("auto", torch.device("cpu")) == "float32"
     assert trainer.training_precision("bfloat16", torch.device("cpu")) == "bfloat16"
+
+
+@pytest.mark.skipif(not precision.x86(), reason="int8 runs on x86 CPUs only")
+def test_the_selfplay_bench_runs_the_int8_path_auto_may_choose(capsys):
+    """int8 is quantized on the game's positions: the bench's self-play hands them over."""
+    from alphazero.bench import speeds
+
+    assert speeds.main(["selfplay", "game=connect4_classic", "trees=2", "simulations=4",
+                        "seconds=0.05", "precision=int8", "threads=1", "device=cpu", "--json"]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["precision"] == "int8" and row["sims_per_s"] > 0

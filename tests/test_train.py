@@ -18,6 +18,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from alphazero.nn import checkpoint
 from alphazero.config.errors import ConfigError
+from alphazero.config import settings
 from alphazero.config.settings import build_game, validate, validate_training
 from alphazero.nn.network import GlobalPoolBias, build_model
 from alphazero.train import game_log
@@ -204,6 +205,15 @@ def test_bad_settings_are_refused_by_name(override, words):
     without starting a process each."""
     with pytest.raises(ConfigError, match=words.replace(".", r"\.")):  # a type: when composed
         validate_training(command_config("config", [*TINY, *override.split()]))
+
+
+@pytest.mark.parametrize("cores, workers", [(1, 0), (2, 2), (3, 2), (4, 3), (16, 15)])
+def test_auto_workers_fill_the_usable_cores(monkeypatch, cores, workers):
+    """On two cores two workers beside the trainer (one process playing and training in turn
+    leaves a core idle much of the time); on more, a core is the trainer's."""
+    monkeypatch.setattr(settings, "usable_cores", lambda: cores)
+    assert settings.worker_count("auto") == workers
+    assert settings.worker_count(1) == 1
 
 
 def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):

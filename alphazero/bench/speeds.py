@@ -36,8 +36,8 @@ import torch
 
 from alphazero.bench.engines import bench_engines
 from alphazero.search.puct import BatchedSearch, SearchConfig
-from alphazero.nn.network import (Inference, build_model, measure_inference, resolve_precision,
-                                  resolve_runtime)
+from alphazero.nn.network import (Inference, build_model, calibration_for, measure_inference,
+                                  resolve_precision, resolve_runtime)
 from alphazero.nn.precision import candidate_paths
 from alphazero.nn.checkpoint import weights_to_bytes
 from alphazero.workers.pool import LocalPool, WorkerSpec
@@ -204,7 +204,8 @@ def bench_selfplay(game, options: dict) -> list[dict]:
     model = build_model("cnn", game).to(_device(options))
     precision, _ = resolve_precision(str(options.get("precision", "auto")), model, game,
                                      _device(options), config.games_in_parallel)
-    inference = Inference(model, _device(options), precision)
+    inference = Inference(model, _device(options), precision,
+                          calibration=calibration_for(precision, game))
     counts = {"positions": 0, "network_s": 0.0, "simulations": 0}
 
     def counting(planes, legal):

@@ -64,8 +64,8 @@ class MctsSettings:
 
 @dataclass
 class SelfplaySettings:
-    workers: Any = setting("auto", "self-play processes; 0 plays in the trainer; auto: 0 on 2 "
-                           "cores or fewer, else cores - 1")
+    workers: Any = setting("auto", "self-play processes; 0 plays in the trainer; auto: 0 on 1 "
+                           "usable core, 2 on 2, else cores - 1")
     games_in_parallel: int = setting(128, "games per worker searched together (one network "
                                      "batch per search step)", low=1)
     temperature_moves: int = setting(12, "plies sampled with temperature 1 at a game's start; "

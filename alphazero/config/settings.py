@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import os
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -12,6 +11,7 @@ from alphazero.config import schema
 from alphazero.config.compose import compose_config
 from alphazero.config.devices import check_precision, device_name
 from alphazero.config.errors import ConfigError
+from alphazero.config.threads import usable_cores
 from games import Game, game_advisors, make_game
 
 
@@ -298,12 +298,15 @@ def run_name(cfg: DictConfig, game_choice: str | None, game: Game) -> str:
 
 
 def worker_count(setting) -> int:
-    """0 plays in the training process. 'auto' does that on two cores or fewer (training
-    takes a small share of the time, and one process can use both cores for the network),
-    and else leaves one core to the trainer."""
+    """0 plays in the training process. 'auto' does that on one usable core; on two it runs
+    two workers beside the trainer, each on one thread (the network on two threads of one
+    process runs only 1.4 times as fast as on one, and training needs about a third of a
+    core, so three processes keep both cores busy: 1.4 times the positions per minute of
+    one process on a 2-core AMD EPYC, docs/performance.md); on more, one per core but the
+    trainer's."""
     if setting == "auto":
-        cores = os.cpu_count() or 1
-        return 0 if cores <= 2 else cores - 1
+        cores = usable_cores()
+        return 0 if cores == 1 else max(2, cores - 1)
     if not _is_count(setting):
         raise ConfigError(f"selfplay.workers must be auto or a whole number of at least 0, not {setting!r}.")
     return setting
