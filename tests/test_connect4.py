@@ -342,12 +342,29 @@ def test_encode_planes_pad_bottom_left():
         state = game.new_state(rng)
     game.play_moves(state, ["1", "2"])
     planes = game.encode(state)
-    assert planes.shape == (4, 6, 7)
+    assert planes.shape == (5, 6, 7)
     assert planes[2].sum() == 20 and planes[2, 2:, :5].all()
     assert planes[0, 5, 0] == 1 and planes[1, 5, 1] == 1 and planes[:2].sum() == 2
     assert planes[3, 2, 4] == 1 and planes[3].sum() == 1
+    assert planes[4].sum() == 0  # X moves
     game.play(state, 2)
-    assert game.encode(state)[1, 5, 0] == 1  # seen from O's side now
+    after = game.encode(state)
+    assert after[1, 5, 0] == 1  # seen from O's side now
+    assert np.array_equal(after[4], after[2])  # and O moves
+
+
+def test_samples_of_the_older_encoding_gain_the_side_to_move_plane():
+    game = make_game("connect4", rows=[4, 7], cols=[5, 7], forbidden="random")
+    rng = np.random.default_rng(1)
+    encoded = []
+    for _ in range(20):
+        state = game.new_state(rng)
+        for _ in range(int(rng.integers(0, 12))):
+            if game.status(state) == 0:
+                game.play(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+        encoded.append(game.encode(state))
+    planes = np.stack(encoded).astype(np.uint8)
+    assert np.array_equal(connect4.add_side_to_move(planes[:, :4]), planes)
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -355,7 +372,7 @@ def test_encode_planes_pad_bottom_left():
 def test_parameters_and_defaults():
     course = make_game("connect4")
     assert course.params() == {"rows": [9, 12], "cols": [9, 12], "forbidden": "random"}
-    assert (course.num_actions, course.height, course.width, course.planes) == (12, 12, 12, 4)
+    assert (course.num_actions, course.height, course.width, course.planes) == (12, 12, 12, 5)
     assert 0.8 <= course.dirichlet_alpha <= 1.2
     assert make_game("connect4", rows=6, cols=7).params() == {"rows": 6, "cols": 7, "forbidden": None}
     assert make_game("connect4", rows="6", cols=[7, 7], forbidden="none").params()["forbidden"] is None

@@ -17,8 +17,10 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from alphazero.config.errors import ConfigError
+from games.connect4.rules import add_side_to_move
 
 
 class CheckpointError(ConfigError):
@@ -29,6 +31,18 @@ class CheckpointError(ConfigError):
 # Network sizes that older checkpoints save and the networks no longer take, each with the
 # value that is now the only behaviour (docs/experiments.md, "Removed options").
 REMOVED_SIZES = {"head_slope": 0.0, "head_norm": True, "ownership": False}
+
+# Input planes a game gained after networks were trained for it. An older network gets zero
+# weights for the new planes, so it plays exactly as before; its optimizer's moments and its
+# replay buffer are widened too, so its run resumes.
+class AddedPlanes(NamedTuple):
+    before: int              # the planes networks were trained on
+    after: int               # the planes the game encodes now
+    add_to_samples: Callable  # uint8 samples [n, before, H, W] -> [n, after, H, W]
+
+
+ADDED_PLANES = {"connect4": AddedPlanes(4, 5, add_side_to_move)}
+FIRST_LAYER = "body.0.weight"  # every network kind's first convolution (alphazero.nn.network)
 
 
 def save_atomic(obj: dict, path: str | os.PathLike) -> None:
@@ -113,7 +127,42 @@ def load(path: str | os.PathLike) -> dict:
                               "training does).")
     if isinstance(saved.get("model_sizes"), dict):
         saved["model_sizes"] = current_sizes(saved["model_sizes"], path)
+    widen_input(saved)
     return saved
+
+
+def widen_input(saved: dict) -> None:
+    """Give the network of a checkpoint saved before its game gained input planes
+    (ADDED_PLANES) zero weights for them, and its optimizer zero moments."""
+    model = saved.get("model")
+    if saved.get("game") not in ADDED_PLANES or not isinstance(model, dict):
+        return
+    added, weight = ADDED_PLANES[saved["game"]], model.get(FIRST_LAYER)
+    if weight is None or weight.dim() != 4 or weight.shape[1] != added.before:
+        return
+    model[FIRST_LAYER] = _with_zero_planes(weight, added.after)
+    # The first layer's weight is the optimizer's first parameter (model.parameters() order).
+    moments = (saved.get("optimizer") or {}).get("state", {}).get(0, {})
+    for name, value in moments.items():
+        if getattr(value, "shape", None) == weight.shape:
+            moments[name] = _with_zero_planes(value, added.after)
+
+
+def _with_zero_planes(tensor, planes: int):
+    """A first-layer tensor [out, in, k, k] widened to `planes` inputs by zeros."""
+    import torch
+    zeros = tensor.new_zeros(tensor.shape[0], planes - tensor.shape[1], *tensor.shape[2:])
+    return torch.cat([tensor, zeros], dim=1)
+
+
+def widen_replay(state: dict, game_name: str) -> dict:
+    """A replay buffer's saved samples (ReplayBuffer.state_dict) with the planes their game
+    gained since (ADDED_PLANES) added."""
+    import torch
+    added, planes = ADDED_PLANES.get(game_name), state.get("planes")
+    if added is not None and planes is not None and planes.shape[1] == added.before:
+        state["planes"] = torch.from_numpy(added.add_to_samples(planes.numpy()))
+    return state
 
 
 def current_sizes(sizes: dict, path) -> dict:

@@ -4,8 +4,9 @@ game, network sizes, counters and config), cached on disk by the checkpoint's by
 Why: a process that only plays (the engine, play, the web board) or exports then starts
 without importing torch (2-3 s of a loaded 2-core machine's start) and without exporting the
 network (2 s, most of it importing onnx): only the first start with a checkpoint does both.
-The key also hashes the network's code (network.py, onnx_runtime.py), so a change to it
-makes every entry stale. The cache keeps the MOST_ENTRIES networks used last.
+The key also hashes the network's code (network.py, onnx_runtime.py) and its loader
+(checkpoint.py, which widens an older network's input), so a change to them makes every entry
+stale. The cache keeps the MOST_ENTRIES networks used last.
 
 Every agent on a CPU runs its checkpoint from here (alphazero.agent.build.network_runtime
 says where a network runs), whatever the process imported before. A network run in int8 has
@@ -28,7 +29,7 @@ from games import make_game
 MOST_ENTRIES = 32
 NETWORK_KEYS = {"game", "game_params", "model_kind", "model_sizes", "model"}
 PLAIN_KEYS = ("game", "game_params", "model_kind", "model_sizes", "counters", "config")
-CODE = [Path(__file__).with_name(name) for name in ("network.py", "onnx_runtime.py")]
+CODE = [Path(__file__).with_name(name) for name in ("network.py", "onnx_runtime.py", "checkpoint.py")]
 
 
 @dataclass

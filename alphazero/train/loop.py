@@ -162,7 +162,8 @@ class TrainingRun:
         torch.set_rng_state(state["rng"]["torch"])
         replay_path = path.parent / "replay.pt"
         if replay_path.is_file():
-            self.replay.load_state_dict(checkpoint.load(replay_path))
+            self.replay.load_state_dict(checkpoint.widen_replay(checkpoint.load(replay_path),
+                                                                 self.game.name))
         say(f"resumed from {path}: {self.counters.games} games, "
             f"{self.counters.steps} steps, {len(self.replay)} samples in the buffer")
 

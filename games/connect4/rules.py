@@ -146,21 +146,33 @@ def ply(state):
 
 @njit(cache=True)
 def encode(state, out):
-    """Planes: own stones, opponent stones, on-board cells, forbidden cell; the board sits
-    bottom-left in the padded canvas (gravity's floor is the canvas floor)."""
+    """Planes: own stones, opponent stones, on-board cells, forbidden cell, and the on-board
+    cells again when the second player moves (who moves decides whose threats on odd and on
+    even rows count); the board sits bottom-left in the padded canvas (gravity's floor is the
+    canvas floor)."""
     out[:] = 0.0
     rows, cols = state[ROWS], state[COLS]
     top = out.shape[1] - rows
     own = LINES + (state[PLY] & 1) * LINE_BLOCK
     other = LINES + (1 - (state[PLY] & 1)) * LINE_BLOCK
+    second = state[PLY] & 1
     for r in range(rows):
         own_row, other_row = state[own + r], state[other + r]
         for c in range(cols):
             out[0, top + r, c] = (own_row >> c) & 1
             out[1, top + r, c] = (other_row >> c) & 1
             out[2, top + r, c] = 1.0
+            out[4, top + r, c] = second
     if state[FORB_ROW] >= 0:
         out[3, top + state[FORB_ROW], state[FORB_COL]] = 1.0
+
+
+def add_side_to_move(planes: np.ndarray) -> np.ndarray:
+    """Samples [n, 4, H, W] encoded before the side-to-move plane existed, with it added: the
+    on-board cells where an odd number of stones lies on the board (the second player moves)."""
+    stones = planes[:, 0].sum((1, 2), dtype=np.int64) + planes[:, 1].sum((1, 2), dtype=np.int64)
+    second = (stones % 2).astype(planes.dtype)[:, None, None]
+    return np.concatenate([planes, (planes[:, 2] * second)[:, None]], axis=1)
 
 
 @njit(cache=True)
@@ -276,7 +288,7 @@ def _describe_side(side: tuple[int, int]) -> str:
 
 class Connect4(KernelGame):
     name = "connect4"
-    planes = 4
+    planes = 5
     state_size = STATE_SIZE
     state_dtype = np.int16
     num_symmetries = 2
