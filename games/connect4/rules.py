@@ -153,9 +153,9 @@ def encode(state, out):
     out[:] = 0.0
     rows, cols = state[ROWS], state[COLS]
     top = out.shape[1] - rows
-    own = LINES + (state[PLY] & 1) * LINE_BLOCK
-    other = LINES + (1 - (state[PLY] & 1)) * LINE_BLOCK
     second = state[PLY] & 1
+    own = LINES + second * LINE_BLOCK
+    other = LINES + (1 - second) * LINE_BLOCK
     for r in range(rows):
         own_row, other_row = state[own + r], state[other + r]
         for c in range(cols):
