@@ -49,7 +49,7 @@ def random_positions(game, count, seed=0):
 
 
 def test_a_network_from_before_the_side_to_move_plane_plays_exactly_as_before():
-    path = PRETRAINED_DIR / "connect4_classic.pt"
+    path = PRETRAINED_DIR / "connect4.pt"  # course Connect-4's, trained before the plane
     raw = torch.load(path, weights_only=True)
     assert raw["model"][checkpoint.FIRST_LAYER].shape[1] == 4  # trained on the older encoding
     game = make_game(raw["game"], **raw["game_params"])

@@ -22,9 +22,10 @@ SHIPPED = sorted(path.stem for path in PRETRAINED_DIR.glob("*.pt"))
 # run-specific keys of a saved config, and keys that only exist on one side: options added
 # after a network was trained, or removed after it (at their off value when it was trained).
 # eval.interval is the gate's, which only measures: some recipe runs ran without it. A run's
-# length is minutes or games: some recipe runs were paired by games with others.
-RUN_KEYS = {"run_name", "seed", "threads", "train.resume", "train.checkpoint_dir",
-            "train.max_minutes", "train.max_games", "eval.interval"}
+# length is minutes or games: some recipe runs were paired by games with others. Like threads,
+# selfplay.workers says how a run spreads over the machine's cores: some ran three to a machine.
+RUN_KEYS = {"run_name", "seed", "threads", "selfplay.workers", "train.resume",
+            "train.checkpoint_dir", "train.max_minutes", "train.max_games", "eval.interval"}
 # settings since removed, each with the value that is now the only behaviour
 REMOVED_KEYS = {"selfplay.noise": True, "mcts.leaves_per_tree": 1, "mcts.dirichlet_alpha": None}
 
