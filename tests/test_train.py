@@ -39,12 +39,8 @@ def train_here(tmp_path, *overrides):
         cfg = compose("config", overrides=[*TINY, f"train.checkpoint_dir={tmp_path}/checkpoints",
                                            *overrides])
     validate_training(cfg)
-    terminate = signal.getsignal(signal.SIGTERM)  # a run stops on SIGTERM: not this process
-    try:
-        TrainingRun(cfg, tmp_path / "runs" / str(len(list(tmp_path.glob("runs/*")))),
-                    "connect4_classic").run()
-    finally:
-        signal.signal(signal.SIGTERM, terminate)
+    TrainingRun(cfg, tmp_path / "runs" / str(len(list(tmp_path.glob("runs/*")))),
+                "connect4_classic").run()
 
 
 def test_a_resumed_run_self_plays_with_a_stream_of_its_own():
@@ -379,3 +375,31 @@ def test_the_gate_says_why_a_network_became_best():
     previous = OmegaConf.create({"gate": "previous", "threshold": 0.55})
     assert "score 0.65 of at least 0.55: the new best.pt" in gate_line(
         previous, start, start, MatchResult(10, 6, 1, 3), True)
+
+
+@pytest.mark.parametrize("signals, steps_taken", [(1, 3), (2, 2)])
+def test_a_signal_mid_round_stops_after_the_step_under_way(tmp_path, monkeypatch, signals,
+                                                          steps_taken):
+    """The first SIGTERM (or Ctrl-C) during the training steps ends them after the step under
+    way, and the steps not taken stay owed in the checkpoint; a second stops before the next."""
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
+        cfg = compose("config", overrides=[*TINY, f"train.checkpoint_dir={tmp_path}/checkpoints",
+                                           "train.max_games=100000", "train.checkpoint_minutes=60"])
+    validate_training(cfg)
+    run = TrainingRun(cfg, tmp_path / "runs" / "signalled", "connect4_classic")
+    take_step, calls = run.trainer.train_step, []
+
+    def signalled_step(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            for _ in range(signals):
+                signal.raise_signal(signal.SIGTERM)
+        return take_step(*args, **kwargs)
+
+    monkeypatch.setattr(run.trainer, "train_step", signalled_step)
+    terminate = signal.getsignal(signal.SIGTERM)
+    run.run()
+    assert signal.getsignal(signal.SIGTERM) is terminate  # the run put its handlers back
+    counters = checkpoint.load(run.checkpoint_dir / "latest.pt")["counters"]
+    assert counters["steps"] == steps_taken
+    assert counters["train_samples"] >= cfg.train.batch_size

@@ -4,14 +4,15 @@ The loop: collect new self-play positions from the pool, store them (with symmet
 in the replay buffer, take gradient steps in proportion to the new positions, publish the
 new weights to the pool, log to TensorBoard, keep the latest games as move lists
 (`game_log`), and checkpoint at least every few minutes.
-Ctrl-C or SIGTERM (`kill PID`, or to the whole process group) saves a checkpoint and stops;
-killed harder at any moment, `train.resume=true` continues from the last checkpoint.
+Ctrl-C or SIGTERM (`kill PID`, or to the whole process group) saves a checkpoint and stops
+after the move or training step under way (a second Ctrl-C: at once); killed harder at any
+moment, `train.resume=true` continues from the last checkpoint.
 """
 from __future__ import annotations
 
 import os
-import signal
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -42,6 +43,7 @@ from alphazero.workers.pool import (InlinePool, LocalPool, SelfPlayStopped, Work
 from alphazero.train.replay import ReplayBuffer
 from alphazero.search.puct import SearchConfig
 from alphazero.workers.selfplay import SelfPlayConfig, value_targets
+from alphazero.workers.signals import stop_trainer_on_signals
 from alphazero.config.threads import use_training_threads
 from alphazero.train.trainer import Trainer
 from games import DRAW, FIRST_WON, GameError
@@ -65,7 +67,7 @@ class RunCounters:
     games: int = 0
     positions: int = 0           # recorded self-play positions
     steps: int = 0               # gradient steps
-    train_samples: float = 0.0   # samples owed to training and not yet a whole batch
+    train_samples: float = 0.0   # samples owed to training: under a batch, or steps a stop left
     eval_level: int = 0          # the gate's pure-MCTS level
     eval_best_rate: float = 0.0  # the best win rate at that level so far
     minutes: float = 0.0         # training time over every resumed part of the run
@@ -206,26 +208,25 @@ class TrainingRun:
         game_log.forget_from(self.checkpoint_dir, self.counters.games)
         pool.start(weights_to_bytes(self.model.state_dict()), self.counters.round)
         last_save = clock = time.time()
-        # SIGTERM stops the run like Ctrl-C (which a background job started from a script
-        # ignores), so `kill PID` and cluster schedulers do not lose the last minutes. It
-        # stops at the end of the round: an exception raised at any line could leave a lock
-        # of TensorBoard's writer thread held, and closing the writer would then hang.
-        stop = []
-        signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
+        # SIGTERM stops the run like Ctrl-C, so `kill PID` and cluster schedulers do not lose
+        # the last minutes; both at the next move or training step, with the round whole.
         progress = tqdm(total=cfg.train.max_games, initial=self.counters.games, unit="game",
                         desc=f"{self.name} self-play", dynamic_ncols=True)
+        stop = threading.Event()
+        restore_signals = stop_trainer_on_signals(stop)
         try:
-            while not self.finished() and not stop:
+            while not self.finished() and not stop.is_set():
                 games_before = self.counters.games
-                self.one_round(pool, progress)
+                self.one_round(pool, progress, stop)
                 self.rounds_played += 1
                 self.keep_snapshot(games_before)
                 pool.publish(weights_to_bytes(self.model.state_dict()), self.counters.round)
-                if self.check_precision():  # self-play's path changed: new workers run it
+                if not stop.is_set() and self.check_precision():  # a new path: new workers
                     pool.stop()
                     pool = self.make_pool()
                     pool.start(weights_to_bytes(self.model.state_dict()), self.counters.round)
-                if cfg.eval.interval and self.counters.round % cfg.eval.interval == 0:
+                if (cfg.eval.interval and self.counters.round % cfg.eval.interval == 0
+                        and not stop.is_set()):
                     self.gate(progress)
                 now = time.time()
                 self.last_round_minutes = (now - clock) / 60
@@ -234,11 +235,12 @@ class TrainingRun:
                 if time.time() - last_save >= 60 * cfg.train.checkpoint_minutes:
                     self.save()
                     last_save = time.time()
-            if stop:
+            if stop.is_set():
                 say("interrupted: saving a checkpoint before stopping")
-        except (KeyboardInterrupt, SelfPlayStopped):  # the latter: a signal to the whole group
+        except (KeyboardInterrupt, SelfPlayStopped):  # SelfPlayStopped: `stop` or a worker's
             say("interrupted: saving a checkpoint before stopping")
         finally:
+            restore_signals()
             # Saving comes first: nothing below may stop it (Ctrl-C on `train | tee log` also
             # ends tee, and every later write to the pipe fails).
             self.save()
@@ -336,10 +338,11 @@ class TrainingRun:
                 game_log.entry(self.game, self.config_name, record, first + i)
                 for i, record in enumerate(games)], int(megabytes * 2**20))
 
-    def one_round(self, pool, progress) -> None:
-        """A round: collect the games, store them, log them, learn from the buffer."""
+    def one_round(self, pool, progress, stop: threading.Event) -> None:
+        """A round: collect the games, store them, log them, learn from the buffer. With
+        `stop` set, self-play raises SelfPlayStopped and the training steps end early."""
         began = time.time()
-        games = pool.collect(self.cfg.train.positions_per_round)
+        games = pool.collect(self.cfg.train.positions_per_round, stop)
         seconds = max(time.time() - began, 1e-9)
         self.store(games)
         self.log_selfplay(games, seconds, pool)
@@ -347,7 +350,7 @@ class TrainingRun:
         if len(self.replay) < self.cfg.train.min_replay:
             progress.set_postfix(buffer=len(self.replay), waiting_for=self.cfg.train.min_replay)
             return
-        metrics = self.learn(sum(g.length for g in games))
+        metrics = self.learn(sum(g.length for g in games), stop)
         if metrics:
             progress.set_postfix(loss=f"{metrics['loss/total']:.3f}",
                                  entropy=f"{metrics['policy/entropy']:.2f}", steps=self.counters.steps)
@@ -383,18 +386,18 @@ class TrainingRun:
         w.add_scalar("pool/workers_alive", pool.workers_alive, step)
         w.add_scalar("pool/restarts", pool.restarts, step)
 
-    def learn(self, positions: int) -> dict:
+    def learn(self, positions: int, stop: threading.Event) -> dict:
         """Gradient steps in proportion to the round's new positions (so faster self-play does
-        not change learning), at the scheduled rate; the last step's metrics."""
+        not change learning), at the scheduled rate; the last step's metrics. Steps that
+        `stop` leaves untaken stay owed in the counters, for the resumed run."""
         train, c = self.cfg.train, self.counters
         self.trainer.set_lr(scheduled_lr(train, c.games, c.minutes))
         c.train_samples += positions * train.sample_ratio
-        steps = int(c.train_samples // train.batch_size)
-        c.train_samples -= steps * train.batch_size
         metrics = {}
-        for step in range(steps):
+        while c.train_samples >= train.batch_size and not stop.is_set():
+            c.train_samples -= train.batch_size
             metrics = self.trainer.train_step(*self.replay.sample(train.batch_size, self.rng),
-                                              measure_kl=step == steps - 1)
+                                              measure_kl=c.train_samples < train.batch_size)
             c.steps += 1
             for tag, value in metrics.items():
                 self.writer.add_scalar(tag, value, c.steps)

@@ -89,9 +89,10 @@ class InlinePool:
         self.inference.load_state_dict(weights_from_bytes(weights))
         self.version = version
 
-    def collect(self, min_positions: int) -> list[GameRecord]:
+    def collect(self, min_positions: int, stop: threading.Event | None = None) -> list[GameRecord]:
         games, positions = [], 0
         while positions < min_positions:
+            raise_if_trainer_stopping(stop)
             for record in self.worker.play_move():
                 record.network = self.version
                 games.append(record)
@@ -148,8 +149,13 @@ class WorkerCrashLoop(RuntimeError):
 
 
 class SelfPlayStopped(Exception):
-    """A worker or the inference service was signalled (alphazero.workers.signals): the
-    trainer stops the run as on its own Ctrl-C or SIGTERM."""
+    """A worker, the inference service or the trainer was signalled
+    (alphazero.workers.signals): the trainer saves a checkpoint and stops."""
+
+
+def raise_if_trainer_stopping(stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise SelfPlayStopped("the trainer was signalled to stop")
 
 
 class LocalPool:
@@ -235,10 +241,11 @@ class LocalPool:
         for q in self.weight_queues:
             q.put(self.latest_weights)
 
-    def collect(self, min_positions: int) -> list[GameRecord]:
+    def collect(self, min_positions: int, stop: threading.Event | None = None) -> list[GameRecord]:
         games, positions = [], 0
         while positions < min_positions:
             self._raise_if_stopped()
+            raise_if_trainer_stopping(stop)
             if self.service is not None:
                 self.service.check()
             ready = mp_connection.wait(self.game_pipes, timeout=1.0)

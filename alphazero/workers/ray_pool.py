@@ -24,7 +24,7 @@ from ray.exceptions import ObjectLostError, RayActorError
 
 from alphazero.config.errors import ConfigError
 from alphazero.nn.checkpoint import weights_from_bytes
-from alphazero.workers.pool import WorkerSpec, build_worker
+from alphazero.workers.pool import WorkerSpec, build_worker, raise_if_trainer_stopping
 from alphazero.workers.selfplay import GameRecord
 
 CALL_SECONDS = 1.0  # one call's stretch of play: its few ms of overhead stay well under 1%
@@ -161,9 +161,10 @@ class RayPool:
     def publish(self, weights: bytes, version: int) -> None:
         self.weights = [ray.put(weights), version]  # calls submitted from now on carry it
 
-    def collect(self, min_positions: int) -> list[GameRecord]:
+    def collect(self, min_positions: int, stop: threading.Event | None = None) -> list[GameRecord]:
         games, positions = [], 0
         while positions < min_positions:
+            raise_if_trainer_stopping(stop)
             try:
                 record = self.finished_games.get(timeout=1.0)
             except queue.Empty:
