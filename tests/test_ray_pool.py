@@ -63,13 +63,13 @@ def test_a_killed_actor_is_replaced_and_the_run_completes(tmp_path, ray_address,
         cfg = compose("config", overrides=overrides)
     collect, killed = RayPool.collect, []
 
-    def kill_an_actor_then_collect(pool, min_positions):
+    def kill_an_actor_then_collect(pool, min_positions, stop):
         # Before it delivers any game: games it already delivered would be used, rightly,
         # and could finish this short run before its replacement plays.
         if not killed:
             ray.kill(pool.actors[0])  # as if its process or its node died in mid-game
             killed.append(pool.actors[0])
-        return collect(pool, min_positions)
+        return collect(pool, min_positions, stop)
 
     monkeypatch.setattr(RayPool, "collect", kill_an_actor_then_collect)
     TrainingRun(cfg, tmp_path / "runs", "connect4_classic").run()

@@ -395,9 +395,9 @@ class TrainingRun:
         c.train_samples += positions * train.sample_ratio
         metrics = {}
         while c.train_samples >= train.batch_size and not stop.is_set():
-            c.train_samples -= train.batch_size
             metrics = self.trainer.train_step(*self.replay.sample(train.batch_size, self.rng),
-                                              measure_kl=c.train_samples < train.batch_size)
+                                              measure_kl=c.train_samples < 2 * train.batch_size)
+            c.train_samples -= train.batch_size
             c.steps += 1
             for tag, value in metrics.items():
                 self.writer.add_scalar(tag, value, c.steps)
